@@ -1,0 +1,116 @@
+"""``outputs/manifest.json``: what was regenerated, from which inputs, by which run, how fast.
+
+Status per registered artifact:
+- ``regenerated``: a save record exists and every file it lists is on disk with the recorded sha256;
+- ``failed``: its notebook failed in this run;
+- ``missing``: its notebook has not produced it (not written yet, not run, or it did not save it);
+- ``not-data``: a diagram, no file expected.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from lib import artifacts, config, paths
+
+
+def git_commit() -> tuple[str, bool]:
+    """(HEAD commit, whether the work tree has uncommitted changes); ('unknown', False) outside git."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=paths.ROOT, capture_output=True,
+                              text=True, timeout=10)
+        head = proc.stdout.strip() if proc.returncode == 0 else ""
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "lib", "notebooks", "params"], cwd=paths.ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip() != ""
+        return head or "unknown", dirty
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", False
+
+
+def _record(artifact_id: str) -> dict | None:
+    p = paths.RECORDS / f"{artifact_id}.json"
+    return json.loads(p.read_text()) if p.is_file() else None
+
+
+def _files_intact(rec: dict) -> bool:
+    for rel, digest in rec["sha256"].items():
+        f = paths.OUTPUTS / rel
+        if not f.is_file() or artifacts.sha256_file(f) != digest:
+            return False
+    return True
+
+
+def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> dict:
+    """Assemble the manifest from the save records and this run's notebook results."""
+    from lib.pipeline import read_state
+
+    commit, dirty = git_commit()
+    by_nb = {r.name: r for r in runs}
+    promised = set(prof.promised_ids())
+    rows = []
+    for a in artifacts.REGISTRY.values():
+        row = {**artifacts.as_dict(a), "promised": a.id in promised, "files": [], "sha256": {}}
+        if a.notebook is None:
+            row["status"] = "not-data"
+            rows.append(row)
+            continue
+        state = read_state(a.notebook)
+        rec = _record(a.id)
+        nb_run = by_nb.get(a.notebook)
+        if nb_run is not None and nb_run.status == "failed":
+            row["status"] = "failed"
+        elif rec and _files_intact(rec):
+            row.update(status="regenerated", files=rec["files"], sha256=rec["sha256"], synthetic=rec["synthetic"],
+                       profile=rec["profile"], run_id=rec["run_id"], saved_at=rec["saved_at"],
+                       input_hash=state.get("input_hash", ""), notebook_wall_s=state.get("wall_s"),
+                       git_commit=state.get("git_commit", commit))
+        else:
+            row["status"] = "missing"
+        rows.append(row)
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("regenerated", "missing", "failed", "not-data")}
+    data_total = sum(r["status"] != "not-data" for r in rows)
+    return {
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "profile": prof.name,
+        "profile_path": prof.path,
+        "synthetic": prof.synthetic,
+        "run_id": run_id,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "python": sys.version.split()[0],
+        "wall_s": round(wall_s, 2),
+        "notebooks": [{"name": r.name, "status": r.status, "wall_s": round(r.wall_s, 2), "input_hash": r.input_hash,
+                       "error": r.error, "executed": r.executed} for r in runs],
+        "summary": {**counts, "data_artifacts": data_total, "registered": len(rows),
+                    "promised": len(promised),
+                    "promised_missing": sorted(r["id"] for r in rows if r["promised"] and r["status"] != "regenerated")},
+        "artifacts": rows,
+    }
+
+
+def write(man: dict) -> None:
+    paths.ensure(paths.OUTPUTS)
+    tmp = paths.MANIFEST.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(man, indent=1))
+    tmp.replace(paths.MANIFEST)
+
+
+def print_summary(man: dict, out=sys.stdout) -> int:
+    """Print ``N of M artifacts regenerated`` and the missing ids; 1 if a promised one is missing."""
+    s = man["summary"]
+    print(f"\n{s['regenerated']} of {s['data_artifacts']} artifacts regenerated "
+          f"({s['not-data']} diagrams are not-data; {s['failed']} failed) in {man['wall_s']:.1f} s "
+          f"-> {paths.MANIFEST}, {paths.INDEX_HTML}", file=out)
+    missing = [r for r in man["artifacts"] if r["status"] in ("missing", "failed")]
+    if missing:
+        by_nb: dict[str, list[str]] = {}
+        for r in missing:
+            by_nb.setdefault(r["notebook"], []).append(r["id"])
+        print("missing: " + "; ".join(f"{nb}: {' '.join(ids)}" for nb, ids in by_nb.items()), file=out)
+    if s["promised_missing"]:
+        print(f"ERROR: profile {man['profile']} promises {len(s['promised_missing'])} artifacts that are missing: "
+              + " ".join(s["promised_missing"]), file=out)
+        return 1
+    return 0

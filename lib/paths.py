@@ -1,0 +1,55 @@
+"""Every directory the companion reads or writes, resolved once from the repository root.
+
+Notebooks, scripts and tests import paths from here; nothing else builds paths from
+string literals or from the process working directory.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def find_root(start: Path | None = None) -> Path:
+    """Walk up from ``start`` to the folder holding ``pyproject.toml`` and ``lib/``."""
+    here = (start or Path(__file__)).resolve()
+    for candidate in [here, *here.parents]:
+        if (candidate / "pyproject.toml").is_file() and (candidate / "lib").is_dir():
+            return candidate
+    raise RuntimeError(f"cannot find the project root above {here} (no pyproject.toml beside lib/)")
+
+
+# Repository root (the folder with README.md, run_all.sh and lib/)
+ROOT = find_root()
+# Installed library and the small reference files shipped inside it
+LIB = ROOT / "lib"
+RESOURCES = LIB / "resources"
+# Jupytext percent sources of the six notebooks (COMPANION_NOTEBOOKS points the runner elsewhere, for tests)
+NOTEBOOKS = Path(os.environ.get("COMPANION_NOTEBOOKS", ROOT / "notebooks")).resolve()
+# Run profiles (quick.yaml, paper.yaml, real.example.yaml)
+PARAMS = ROOT / "params"
+# Test fixtures and golden files
+TEST_DATA = ROOT / "tests" / "data"
+# Everything regenerated; COMPANION_OUTPUTS lets tests and users redirect it
+OUTPUTS = Path(os.environ.get("COMPANION_OUTPUTS", ROOT / "outputs")).resolve()
+FIGURES = OUTPUTS / "figures"      # PDF + PNG per figure artifact
+TABLES = OUTPUTS / "tables"        # CSV + booktabs LaTeX per table artifact
+TEXTS = OUTPUTS / "texts"          # text artifacts (rendered prompts, instruction variants)
+EXECUTED = OUTPUTS / "executed"    # executed notebooks, kept on failure too
+DATA = OUTPUTS / "data"            # intermediate parquet passed between notebooks
+RAW = OUTPUTS / "raw"              # append-only raw response store (JSONL shards + index)
+LOGS = OUTPUTS / "logs"            # runner and panel logs, secrets scrubbed
+STATE = OUTPUTS / "state"          # per-notebook input hashes for skip-if-unchanged
+RECORDS = OUTPUTS / "records"      # per-artifact save records, merged into the manifest
+MANIFEST = OUTPUTS / "manifest.json"
+CLAIMS = OUTPUTS / "claims.md"
+INDEX_HTML = OUTPUTS / "index.html"
+# Caches that survive `outputs/` being wiped (synthetic world, embeddings); COMPANION_CACHE overrides
+CACHE = Path(os.environ.get("COMPANION_CACHE", ROOT / ".cache")).resolve()
+# Downloaded real data (AttriBench release files, LLMScholarBench release), never committed
+DOWNLOADS = Path(os.environ.get("COMPANION_DOWNLOADS", ROOT / "downloads")).resolve()
+
+
+def ensure(*dirs: Path) -> None:
+    """Create output directories on demand (never at import time)."""
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,309 @@
+"""The runner behind ``./run_all.sh``: execute the notebooks in order with papermill.
+
+Each notebook runs with a named kernel, the repository root as working directory, a per-cell
+timeout and the parameters of the chosen profile. A notebook whose inputs (its source, the hash
+of ``lib/``, its parameters, the data of its upstream notebooks, the pinned requirements) are
+unchanged since its last successful run, and whose outputs are still on disk, is skipped. A
+failure stops the run, names the notebook and the failing cell, and keeps the executed notebook.
+The run ends with the manifest summary (``N of M artifacts regenerated``).
+
+Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force]``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import os
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lib import artifacts, config, paths
+
+KERNEL = "llm-audit-companion"
+# What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
+UPSTREAM: dict[str, tuple[str, ...]] = {
+    "01_calibration": (),
+    "02_collection": ("01_calibration",),
+    "03_infrastructure_benchmark": ("02_collection",),
+    "04_interventions": ("01_calibration", "02_collection"),
+    "05_authority_pilot_regression": (),
+    "06_attribution_fairness": (),
+}
+assert tuple(UPSTREAM) == config.NOTEBOOK_NAMES
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    status: str = "pending"  # ran | skipped | failed | absent | not-selected
+    wall_s: float = 0.0
+    input_hash: str = ""
+    error: str = ""
+    executed: str = ""
+    produced: list[str] = field(default_factory=list)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tree_hash(root: Path, patterns: tuple[str, ...] = ("**/*",)) -> str:
+    """Content hash of every file under ``root`` (paths and bytes), ignoring caches."""
+    h = hashlib.sha256()
+    files = sorted({p for pat in patterns for p in root.glob(pat) if p.is_file()
+                    and "__pycache__" not in p.parts and not p.name.endswith((".pyc", ".tmp"))})
+    for p in files:
+        h.update(str(p.relative_to(root)).encode() + b"\0" + artifacts.sha256_file(p).encode())
+    return h.hexdigest()
+
+
+def lib_hash() -> str:
+    return tree_hash(paths.LIB)
+
+
+def data_dir(notebook: str) -> Path:
+    """Where ``notebook`` writes the intermediate data that later notebooks read."""
+    return paths.DATA / notebook
+
+
+def outputs_digest(notebook: str) -> str:
+    """Hash of what ``notebook`` left on disk: its data folder and its artifact files."""
+    h = hashlib.sha256()
+    d = data_dir(notebook)
+    if d.is_dir():
+        h.update(tree_hash(d).encode())
+    for a in artifacts.by_notebook(notebook):
+        rec = paths.RECORDS / f"{a.id}.json"
+        if rec.is_file():
+            for rel, digest in sorted(json.loads(rec.read_text())["sha256"].items()):
+                f = paths.OUTPUTS / rel
+                h.update(rel.encode() + (artifacts.sha256_file(f).encode() if f.is_file() else b"absent"))
+    return h.hexdigest()
+
+
+def _state_path(notebook: str) -> Path:
+    return paths.STATE / f"{notebook}.json"
+
+
+def read_state(notebook: str) -> dict:
+    p = _state_path(notebook)
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def input_hash(notebook: str, prof: config.Profile, lib_digest: str) -> str:
+    """Hash of everything the notebook's results depend on (see module docstring)."""
+    shared = prof.model_dump(exclude={"name", "description", "promises", "notebooks", "path", "execution_timeout_s"})
+    parts = {
+        "source": _sha((paths.NOTEBOOKS / f"{notebook}.py").read_bytes()),
+        "lib": lib_digest,
+        "params": json.dumps({"shared": shared, "own": prof.notebooks.get(notebook, {})}, sort_keys=True, default=str),
+        "upstream": {u: read_state(u).get("outputs_digest", "absent") for u in UPSTREAM[notebook]},
+        "requirements": _sha((paths.ROOT / "requirements.txt").read_bytes()),
+    }
+    return _sha(json.dumps(parts, sort_keys=True).encode())
+
+
+def is_up_to_date(notebook: str, digest: str) -> bool:
+    st = read_state(notebook)
+    return (st.get("status") == "ok" and st.get("input_hash") == digest
+            and st.get("outputs_digest") == outputs_digest(notebook))
+
+
+class _Scrub(logging.Filter):
+    def __init__(self, secrets: list[str]):
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.getMessage()
+        for s in self.secrets:
+            msg = msg.replace(s, "***")
+        record.msg, record.args = msg, ()
+        return True
+
+
+def scrub_file(path: Path, secrets: list[str]) -> int:
+    """Replace every secret value in a text file by ``***``; returns how many were found."""
+    if not path.is_file() or not secrets:
+        return 0
+    text = path.read_text(errors="replace")
+    n = sum(text.count(s) for s in secrets)
+    if n:
+        for s in secrets:
+            text = text.replace(s, "***")
+        path.write_text(text)
+    return n
+
+
+def _prepare_input(notebook: str, out_dir: Path) -> Path:
+    """Jupytext percent source -> .ipynb with the companion kernel set (papermill can't read .py)."""
+    import jupytext
+
+    nb = jupytext.read(paths.NOTEBOOKS / f"{notebook}.py")
+    nb.metadata["kernelspec"] = {"name": KERNEL, "display_name": "LLM audit companion", "language": "python"}
+    target = out_dir / f".{notebook}.input.ipynb"
+    jupytext.write(nb, target, fmt="ipynb")
+    return target
+
+
+def _clear_previous(notebook: str) -> None:
+    """Forget the notebook's earlier artifacts so the manifest can't show stale ones."""
+    for a in artifacts.by_notebook(notebook):
+        rec = paths.RECORDS / f"{a.id}.json"
+        if rec.is_file():
+            for rel in json.loads(rec.read_text())["files"]:
+                (paths.OUTPUTS / rel).unlink(missing_ok=True)
+            rec.unlink()
+    _state_path(notebook).unlink(missing_ok=True)
+
+
+def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]) -> NotebookRun:
+    """Run one notebook through papermill; never raises for a notebook error."""
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    run = NotebookRun(notebook)
+    paths.ensure(paths.EXECUTED, paths.LOGS, paths.STATE, paths.RECORDS, data_dir(notebook))
+    _clear_previous(notebook)
+    src = _prepare_input(notebook, paths.EXECUTED)
+    out = paths.EXECUTED / f"{notebook}.ipynb"
+    log_path = paths.LOGS / f"{notebook}.log"
+    handler = logging.FileHandler(log_path, mode="w")
+    handler.addFilter(_Scrub(secrets))
+    pm_logger = logging.getLogger("papermill")
+    pm_logger.addHandler(handler)
+    pm_logger.setLevel(logging.INFO)
+    os.environ.update(COMPANION_NOTEBOOK=notebook, COMPANION_PROFILE=prof.name, COMPANION_RUN_ID=run_id,
+                      COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
+                      MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0")
+    started = time.perf_counter()
+    try:
+        pm.execute_notebook(
+            str(src), str(out), parameters=prof.notebook_params(notebook), kernel_name=KERNEL,
+            cwd=str(paths.ROOT), execution_timeout=prof.execution_timeout_s, start_timeout=120,
+            request_save_on_cell_execute=True, progress_bar=False, log_output=True,
+        )
+        run.status = "ran"
+    except PapermillExecutionError as exc:
+        run.status = "failed"
+        run.error = (f"cell {exc.cell_index} (In [{exc.exec_count}]): {exc.ename}: {exc.evalue}".strip()
+                     + f"\n    {exc.source.strip().splitlines()[0][:100] if exc.source.strip() else ''}")
+    except Exception as exc:  # kernel death, timeout, missing kernel: still a notebook failure
+        run.status = "failed"
+        run.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}"
+    finally:
+        run.wall_s = time.perf_counter() - started
+        pm_logger.removeHandler(handler)
+        handler.close()
+        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID"):
+            os.environ.pop(k, None)
+        src.unlink(missing_ok=True)
+        for f in (out, log_path):
+            scrub_file(f, secrets)
+    run.executed = str(out.relative_to(paths.OUTPUTS)) if out.is_file() else ""
+    run.produced = [a.id for a in artifacts.by_notebook(notebook) if (paths.RECORDS / f"{a.id}.json").is_file()]
+    return run
+
+
+def _write_state(run: NotebookRun, prof: config.Profile) -> None:
+    from lib.manifest import git_commit
+
+    state = {"git_commit": git_commit()[0], "status": "ok" if run.status == "ran" else run.status, "input_hash": run.input_hash,
+             "outputs_digest": outputs_digest(run.name), "profile": prof.name, "wall_s": round(run.wall_s, 2),
+             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced}
+    paths.ensure(paths.STATE)
+    _state_path(run.name).write_text(json.dumps(state, indent=1))
+
+
+def select(only: list[str] | None) -> list[str]:
+    """Notebook names to consider, in order; ``only`` takes prefixes such as ``03``."""
+    if not only:
+        return list(config.NOTEBOOK_NAMES)
+    chosen = []
+    for token in only:
+        for t in token.split(","):
+            match = [n for n in config.NOTEBOOK_NAMES if n == t or n.startswith(f"{t}_") or n.startswith(t)]
+            if len(match) != 1:
+                raise SystemExit(f"--only {t!r}: expected one of {', '.join(n[:2] for n in config.NOTEBOOK_NAMES)} "
+                                 f"or a full name ({', '.join(config.NOTEBOOK_NAMES)})")
+            chosen.append(match[0])
+    return [n for n in config.NOTEBOOK_NAMES if n in chosen]
+
+
+def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout) -> int:
+    """Run the pipeline; returns the process exit code (0 only if every promise is kept)."""
+    from lib import manifest, report
+
+    t0 = time.perf_counter()
+    try:
+        prof = config.load_profile(profile)
+    except config.ProfileError as exc:
+        print(f"profile error:\n{exc}", file=out)
+        return 2
+    selected = select(only)
+    secrets = config.secret_values(prof)
+    run_id = uuid.uuid4().hex[:12]
+    lib_digest = lib_hash()
+    print(f"profile {prof.name} ({'synthetic embedded default' if prof.synthetic else 'real data'}), "
+          f"outputs in {paths.OUTPUTS}", file=out, flush=True)
+    runs: list[NotebookRun] = []
+    failed = None
+    for i, name in enumerate(config.NOTEBOOK_NAMES, 1):
+        nr = NotebookRun(name)
+        runs.append(nr)
+        tag = f"[{i}/{len(config.NOTEBOOK_NAMES)}] {name:<31}"
+        if not (paths.NOTEBOOKS / f"{name}.py").is_file():
+            nr.status = "absent"
+            print(f"{tag} not yet written (its artifacts are reported missing)", file=out, flush=True)
+            continue
+        if name not in selected or failed:
+            nr.status = "not-selected"
+            continue
+        nr.input_hash = input_hash(name, prof, lib_digest)
+        if not force and is_up_to_date(name, nr.input_hash):
+            nr.status = "skipped"
+            nr.produced = read_state(name).get("produced", [])
+            print(f"{tag} skipped: inputs unchanged since its last successful run", file=out, flush=True)
+            continue
+        print(f"{tag} running ...", file=out, flush=True)
+        result = execute(name, prof, run_id, secrets)
+        result.input_hash = nr.input_hash
+        runs[-1] = nr = result
+        _write_state(nr, prof)
+        if nr.status == "failed":
+            failed = nr
+            print(f"{tag} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"
+                  f"    executed notebook kept: {paths.OUTPUTS / nr.executed}\n    log: {paths.LOGS / (name + '.log')}",
+                  file=out, flush=True)
+        else:
+            print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
+    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+    manifest.write(man)
+    report.write_index(man)
+    code = manifest.print_summary(man, out=out)
+    if failed:
+        print(f"run stopped: notebook {failed.name} failed at {failed.error.splitlines()[0]}", file=out)
+        return 1
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="run_all.sh", description=__doc__.split("\n\n")[0],
+        epilog="Notebooks, in order: " + ", ".join(config.NOTEBOOK_NAMES)
+        + ". Profiles: params/*.yaml. Outputs: outputs/ (manifest.json, index.html, claims.md).")
+    parser.add_argument("--profile", default="quick", help="quick (default), paper, or a path to a YAML profile")
+    parser.add_argument("--only", action="append", metavar="NN",
+                        help="run only these notebooks (e.g. --only 03 --only 05, or --only 03,05)")
+    parser.add_argument("--force", action="store_true", help="re-run notebooks even if their inputs are unchanged")
+    args = parser.parse_args(argv)
+    return run(args.profile, only=args.only, force=args.force)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

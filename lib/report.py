@@ -1,0 +1,109 @@
+"""``outputs/index.html``: a static page a reviewer opens in a browser, built from the manifest.
+
+One card per registered artifact, grouped by paper: id, caption, status, producing notebook and
+profile, a thumbnail (figures), a preview (tables, texts), and a banner wherever synthetic data
+were used. No JavaScript and no network: everything is relative to ``outputs/``.
+"""
+from __future__ import annotations
+
+import csv
+import html
+from pathlib import Path
+
+from lib import artifacts, paths
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:0 2rem 3rem;color:#222;max-width:1400px}
+header{position:sticky;top:0;background:#fff;padding:.5rem 0;border-bottom:1px solid #ddd}
+.banner{background:#fde8e8;border:1px solid #e0a0a0;color:#7a1f1f;padding:.5rem .8rem;margin:.5rem 0;border-radius:4px}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:1rem}
+.card{border:1px solid #ddd;border-radius:6px;padding:.6rem .8rem;background:#fafafa}
+.card h3{margin:.1rem 0 .3rem;font-size:1rem;font-family:ui-monospace,monospace}
+.status{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.8rem;color:#fff}
+.regenerated{background:#2e7d32}.missing{background:#9e9e9e}.failed{background:#c62828}.not-data{background:#5c6bc0}
+.synthetic{display:inline-block;margin-left:.3rem;padding:0 .4rem;border-radius:3px;font-size:.8rem;background:#e65100;color:#fff}
+.meta{font-size:.8rem;color:#555}
+img{max-width:100%;border:1px solid #eee;background:#fff}
+table.preview{border-collapse:collapse;font-size:.7rem;display:block;overflow-x:auto;max-height:220px}
+table.preview td,table.preview th{border:1px solid #ddd;padding:1px 4px;white-space:nowrap}
+pre{font-size:.7rem;max-height:220px;overflow:auto;background:#fff;border:1px solid #eee;padding:.3rem}
+"""
+
+
+def _table_preview(path: Path, rows: int = 8) -> str:
+    with open(path, newline="") as f:
+        data = [r for _, r in zip(range(rows + 1), csv.reader(f))]
+    if not data:
+        return ""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in data[0])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in data[1:])
+    return f'<table class="preview"><tr>{head}</tr>{body}</table>'
+
+
+def _preview(row: dict) -> str:
+    if row["status"] != "regenerated":
+        return ""
+    files = [paths.OUTPUTS / f for f in row["files"]]
+    for f in files:
+        if f.suffix == ".png":
+            return f'<a href="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"><img loading="lazy" alt="{row["id"]}" src="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"></a>'
+        if f.suffix == ".csv":
+            return _table_preview(f)
+        if f.suffix == ".txt":
+            text = "\n".join(f.read_text().splitlines()[:30])
+            return f"<pre>{html.escape(text)}</pre>"
+    return ""
+
+
+def _card(row: dict) -> str:
+    links = " ".join(f'<a href="{html.escape(f)}">{html.escape(Path(f).suffix[1:])}</a>' for f in row["files"])
+    synth = '<span class="synthetic">synthetic data</span>' if row.get("synthetic") else ""
+    banner = (f'<div class="banner">{html.escape(artifacts.SYNTHETIC_NOTE)}</div>' if row.get("synthetic") else "")
+    nb = row["notebook"] or "diagram (drawing, not data)"
+    meta = f"notebook {html.escape(nb)}"
+    if row["status"] == "regenerated":
+        meta += f" · profile {html.escape(row.get('profile', ''))} · saved {html.escape(row.get('saved_at', ''))}"
+    if row.get("promised"):
+        meta += " · promised by the profile"
+    return (f'<div class="card" id="{row["id"]}"><h3>{row["id"]} <span class="status {row["status"]}">'
+            f'{row["status"]}</span>{synth}</h3><div>{html.escape(row["caption"])}</div>'
+            f'<div class="meta">{meta} {links}</div>{banner}{_preview(row)}</div>')
+
+
+def _notebook_line(n: dict) -> str:
+    line = f"{n['name']}: {n['status']}"
+    if n["status"] in ("ran", "failed"):
+        line += f" in {n['wall_s']:.1f} s"
+    return line + (f" at {n['error']}" if n["error"] else "")
+
+
+def render_index(man: dict) -> str:
+    s = man["summary"]
+    synthetic_used = any(r.get("synthetic") for r in man["artifacts"])
+    top_banner = ('<div class="banner"><b>Synthetic data.</b> Artifacts marked "synthetic data" come from the '
+                  "embedded default (a synthetic scholarly world and a synthetic LLM panel on 127.0.0.1). They show "
+                  "that the pipeline works; they are not the papers' findings.</div>" if synthetic_used else "")
+    nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man["notebooks"])
+    sections = []
+    for key, title in artifacts.PAPERS.items():
+        cards = "".join(_card(r) for r in man["artifacts"] if r["paper"] == key)
+        sections.append(f'<section><h2>{html.escape(title)}</h2><div class="grid">{cards}</div></section>')
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>LLM audit companion: regenerated artifacts</title>
+<style>{_CSS}</style></head><body>
+<header><h1>LLM audit companion: regenerated artifacts</h1>
+<div class="meta">profile <b>{html.escape(man['profile'])}</b> · git {html.escape(man['git_commit'][:10])}{' (uncommitted changes)' if man['git_dirty'] else ''}
+ · generated {html.escape(man['generated_at'])} · run {html.escape(man['run_id'])} · {man['wall_s']:.1f} s</div>
+<div><b>{s['regenerated']} of {s['data_artifacts']} artifacts regenerated</b>, {s['missing']} missing, {s['failed']} failed,
+ {s['not-data']} diagrams (not data). <a href="manifest.json">manifest.json</a> · <a href="claims.md">claims.md</a></div>
+{top_banner}</header>
+<details><summary>Notebooks</summary><ul>{nb_rows}</ul></details>
+{''.join(sections)}
+</body></html>
+"""
+
+
+def write_index(man: dict) -> Path:
+    paths.ensure(paths.OUTPUTS)
+    paths.INDEX_HTML.write_text(render_index(man))
+    return paths.INDEX_HTML
