@@ -151,10 +151,18 @@ def _expected(model: type[BaseModel] | None) -> str:
     return ", ".join(model.model_fields) if model else ""
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "none", "dict", "list"}
+
+
 def _pydantic_errors(exc: ValidationError, where: str) -> list[str]:
-    out = []
+    out, union_msgs = [], {}
     for e in exc.errors():
-        loc = ".".join(str(x) for x in e["loc"])
+        # pydantic tags errors inside a union with the member type ('list[str]', "literal['all']"): drop them
+        loc_parts = [x for x in e["loc"] if not (isinstance(x, str) and ("[" in x or x in _TYPE_TAGS))]
+        loc = ".".join(str(x) for x in loc_parts)
+        if len(loc_parts) < len(e["loc"]):
+            union_msgs.setdefault(loc, []).append(e)
+            continue
         if e["type"] == "extra_forbidden":
             parent: type[BaseModel] | None = Profile
             for part in e["loc"][:-1]:
@@ -168,6 +176,9 @@ def _pydantic_errors(exc: ValidationError, where: str) -> list[str]:
             out.append(f"{where}: key '{loc}': required key is missing")
         else:
             out.append(f"{where}: key '{loc}': {e['msg']} (got {e.get('input')!r})")
+    for loc, errs in union_msgs.items():
+        msgs = " or ".join(e["msg"].removeprefix("Input should be ") for e in errs)
+        out.append(f"{where}: key '{loc}': expected {msgs} (got {errs[0].get('input')!r})")
     return out
 
 

@@ -1,0 +1,33 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: LLM audit companion
+#     language: python
+#     name: llm-audit-companion
+# ---
+
+# %% [markdown]
+# Fixture notebook: one figure; fails on request so the runner's failure report can be tested.
+
+# %%
+import matplotlib.pyplot as plt
+
+from lib import artifacts, config
+
+# %% tags=["parameters"]
+profile = "quick"
+fail = False
+
+# %%
+cfg = config.load_profile(profile)
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.bar(["a", "b"], [1, 2])
+artifacts.save_figure(fig, "lsb-figB6", synthetic=cfg.synthetic)
+
+# %%
+if fail:
+    raise ValueError("fixture failure requested")

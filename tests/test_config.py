@@ -1,0 +1,101 @@
+"""Profile validation: every bad profile stops with the file, the key and what was expected."""
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lib import config, paths
+
+GOOD = """\
+name: t
+synthetic: true
+seed: 1
+world: {n_authors: 10}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "profile.yaml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper", "real.example"])
+def test_shipped_profiles_are_valid(profile):
+    prof = config.load_profile(profile)
+    assert prof.path.endswith(f"{profile}.yaml")
+    assert prof.llm.api_key_env in (None, "OPENROUTER_API_KEY")
+
+
+BAD = [
+    # (profile text, fragments the message must contain)
+    (GOOD + "sede: 3\n", ["profile.yaml", "key 'sede'", "unknown key", "did you mean 'seed'"]),
+    (GOOD.replace("n_authors", "n_autors"), ["key 'world.n_autors'", "did you mean 'n_authors'", "expected one of: n_authors"]),
+    (GOOD.replace("seed: 1", "seed: one"), ["key 'seed'", "valid integer", "'one'"]),
+    (GOOD.replace("synthetic: true", "synthetic: 3"), ["key 'synthetic'", "boolean"]),
+    (GOOD.replace("seed: 1\n", ""), ["key 'seed'", "required key is missing"]),
+    (GOOD.replace("world: {n_authors: 10}", "world: {n_authors: -5}"), ["key 'world.n_authors'", "greater than 0"]),
+    (GOOD + "llm: {api_key_env: sk-abcdefghijklmnopqrstuvwxyz0123}\n", ["key 'llm.api_key_env'", "literal API key"]),
+    (GOOD + "llm: {api_key_env: my key}\n", ["key 'llm.api_key_env'", "NAME of an environment variable"]),
+    (GOOD + "llm: {api_key: abcdef123456}\n", ["key 'llm.api_key'", "must not hold a secret", "api_key_env"]),
+    (GOOD + "notebooks: {03_infra: {}}\n", ["key 'notebooks.03_infra'", "unknown notebook", "03_infrastructure_benchmark"]),
+    (GOOD + "promises: [lsb-fig9]\n", ["key 'promises[0]'", "unknown artifact id 'lsb-fig9'"]),
+    (GOOD + "promises: [lsb-fig1]\n", ["key 'promises[0]'", "diagram"]),
+    (GOOD + "promises: everything\n", ["key 'promises'"]),
+    (GOOD + "real_data: {attribench_dir: /no/such/dir}\n", ["key 'real_data.attribench_dir'", "does not exist"]),
+    (GOOD + "execution_timeout_s: 10 minutes\n", ["key 'execution_timeout_s'", "integer"]),
+    ("- just\n- a list\n", ["profile.yaml", "expected a mapping"]),
+    ("name: [unclosed\n", ["profile.yaml", "not valid YAML"]),
+]
+
+
+@pytest.mark.parametrize("text,fragments", BAD)
+def test_bad_profiles_name_file_key_and_expectation(tmp_path, text, fragments):
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, text))
+    for frag in fragments:
+        assert frag in str(exc.value), str(exc.value)
+
+
+def test_unknown_profile_name_lists_the_known_ones():
+    with pytest.raises(config.ProfileError, match="known profiles: .*quick"):
+        config.load_profile("quik")
+
+
+@pytest.fixture
+def fixture_notebooks(monkeypatch):
+    monkeypatch.setattr(paths, "NOTEBOOKS", paths.TEST_DATA / "pipeline_notebooks")
+
+
+@pytest.mark.parametrize("override,fragments", [
+    ("{n_rowz: 3}", ["key 'notebooks.01_calibration.n_rowz'", "did you mean 'n_rows'"]),
+    ("{n_rows: many}", ["key 'notebooks.01_calibration.n_rows'", "expected int like the default 3", "got str"]),
+    ("{n_rows: 2.5}", ["expected int"]),
+    ("{profile: paper}", ["set by the runner"]),
+])
+def test_notebook_overrides_are_checked_against_the_parameters_cell(tmp_path, fixture_notebooks, override, fragments):
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, GOOD + f"notebooks:\n  01_calibration: {override}\n"))
+    for frag in fragments:
+        assert frag in str(exc.value), str(exc.value)
+
+
+def test_valid_notebook_override_is_injected(tmp_path, fixture_notebooks):
+    prof = config.load_profile(write(tmp_path, GOOD + "notebooks:\n  01_calibration: {n_rows: 5}\n"))
+    assert prof.notebook_params("01_calibration") == {"profile": prof.path, "n_rows": 5}
+    assert prof.notebook_params("02_collection") == {"profile": prof.path}
+
+
+def test_every_problem_is_reported_at_once(tmp_path, fixture_notebooks):
+    text = GOOD + "promises: [nope]\nnotebooks:\n  01_calibration: {n_rowz: 1}\n"
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, text))
+    assert "promises[0]" in str(exc.value) and "n_rowz" in str(exc.value)
+
+
+def test_secret_values_come_from_named_variables(monkeypatch, tmp_path):
+    monkeypatch.setenv("MY_PROVIDER_KEY", "canary-123456")
+    monkeypatch.setenv("OTHER_API_KEY", "canary-abcdef")
+    prof = config.load_profile(write(tmp_path, GOOD + "llm: {api_key_env: MY_PROVIDER_KEY}\n"))
+    secrets = config.secret_values(prof)
+    assert "canary-123456" in secrets and "canary-abcdef" in secrets

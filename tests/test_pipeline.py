@@ -1,0 +1,146 @@
+"""The papermill runner: order, skip-if-unchanged, failure reporting, promises, secret scrubbing.
+
+Runs the real CLI (`python -m lib.pipeline`) in a subprocess on three small fixture notebooks
+(tests/data/pipeline_notebooks/) with their own outputs folder.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lib import paths
+
+FIXTURES = paths.TEST_DATA / "pipeline_notebooks"
+CANARY = "canary-key-5f2b9c7e1d"
+
+
+def profile(tmp: Path, notebooks: str = "{}", promises: str = "[]") -> Path:
+    p = tmp / "tiny.yaml"
+    p.write_text(textwrap.dedent(f"""\
+        name: tiny
+        synthetic: true
+        seed: 3
+        execution_timeout_s: 120
+        world: {{n_authors: 10}}
+        promises: {promises}
+        notebooks: {notebooks}
+        """))
+    return p
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp / "outputs"), "COMPANION_CACHE": str(tmp / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES), "FIXTURE_API_KEY": CANARY}
+    return subprocess.run([sys.executable, "-m", "lib.pipeline", *args], cwd=paths.ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def manifest(tmp: Path) -> dict:
+    return json.loads((tmp / "outputs" / "manifest.json").read_text())
+
+
+def status(tmp: Path) -> dict:
+    return {a["id"]: a["status"] for a in manifest(tmp)["artifacts"]}
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pipeline")
+    prof = profile(tmp, promises="[lsb-tab1, lsb-figA1, lsb-figB6]")
+    return tmp, prof, run(tmp, "--profile", str(prof))
+
+
+def test_first_run_executes_in_order_and_regenerates_the_promises(first_run):
+    tmp, _, proc = first_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    ran = [ln.split()[1] for ln in lines if " done in " in ln]
+    assert ran == ["01_calibration", "02_collection", "03_infrastructure_benchmark"]
+    assert any("04_interventions" in ln and "not yet written" in ln for ln in lines)
+    assert "3 of 67 artifacts regenerated" in proc.stdout
+    st = status(tmp)
+    assert st["lsb-tab1"] == st["lsb-figA1"] == st["lsb-figB6"] == "regenerated"
+    assert st["lsb-fig2"] == "missing" and st["lsb-fig1"] == "not-data"
+    # 02 read 01's data: its text artifact lists 01's models
+    assert (tmp / "outputs/texts/lsb-figA1.txt").read_text() == "m0\nm1\nm2!"
+    man = manifest(tmp)
+    row = next(a for a in man["artifacts"] if a["id"] == "lsb-tab1")
+    assert row["files"] == ["tables/lsb-tab1.csv", "tables/lsb-tab1.tex"] and row["synthetic"] is True
+    assert row["profile"] == "tiny" and len(row["input_hash"]) == 64 and row["notebook_wall_s"] > 0
+    assert (tmp / "outputs/index.html").is_file() and (tmp / "outputs/executed/02_collection.ipynb").is_file()
+
+
+def test_secrets_never_reach_executed_notebooks_or_logs(first_run):
+    tmp, _, _ = first_run
+    written = [p for p in (tmp / "outputs").rglob("*") if p.is_file()]
+    assert any(p.suffix == ".ipynb" for p in written) and any(p.suffix == ".log" for p in written)
+    for p in written:
+        assert CANARY.encode() not in p.read_bytes(), p
+    assert "***" in (tmp / "outputs/executed/01_calibration.ipynb").read_text()
+
+
+def test_second_run_skips_everything_and_changes_rerun_only_what_depends_on_them(first_run):
+    tmp, prof, _ = first_run
+    again = run(tmp, "--profile", str(prof))
+    assert again.returncode == 0 and again.stdout.count("skipped: inputs unchanged") == 3, again.stdout
+    assert status(tmp)["lsb-figA1"] == "regenerated"
+    # a parameter of 02 only: 02 re-runs; 01 and 03 stay skipped (03 reads 02's data: its content is unchanged?
+    # no - 02's data is the same, so 03's upstream digest is unchanged and 03 is skipped too)
+    prof2 = profile(tmp, notebooks="{02_collection: {suffix: '?'}}", promises="[lsb-tab1, lsb-figA1, lsb-figB6]")
+    p2 = run(tmp, "--profile", str(prof2))
+    ran = [ln.split()[1] for ln in p2.stdout.splitlines() if " done in " in ln]
+    assert ran == ["02_collection"], p2.stdout
+    # a parameter of 01 that changes its data: 01, then 02 (upstream changed) and 03 (02's data changed)
+    prof3 = profile(tmp, notebooks="{01_calibration: {n_rows: 4}, 02_collection: {suffix: '?'}}")
+    p3 = run(tmp, "--profile", str(prof3))
+    ran = [ln.split()[1] for ln in p3.stdout.splitlines() if " done in " in ln]
+    assert ran == ["01_calibration", "02_collection", "03_infrastructure_benchmark"], p3.stdout
+    # an output deleted by hand is noticed
+    (tmp / "outputs/figures/lsb-figB6.png").unlink()
+    p4 = run(tmp, "--profile", str(prof3))
+    ran = [ln.split()[1] for ln in p4.stdout.splitlines() if " done in " in ln]
+    assert ran == ["03_infrastructure_benchmark"], p4.stdout
+    # --only and --force
+    p5 = run(tmp, "--profile", str(prof3), "--only", "02", "--force")
+    ran = [ln.split()[1] for ln in p5.stdout.splitlines() if " done in " in ln]
+    assert ran == ["02_collection"], p5.stdout
+
+
+def test_failure_names_notebook_and_cell_keeps_the_notebook_and_stops(tmp_path):
+    prof = profile(tmp_path, notebooks="{03_infrastructure_benchmark: {fail: true}}")
+    proc = run(tmp_path, "--profile", str(prof))
+    assert proc.returncode == 1
+    assert "03_infrastructure_benchmark" in proc.stdout and "FAILED" in proc.stdout
+    assert "ValueError: fixture failure requested" in proc.stdout and "cell" in proc.stdout
+    executed = tmp_path / "outputs/executed/03_infrastructure_benchmark.ipynb"
+    assert executed.is_file() and "fixture failure requested" in executed.read_text()
+    st = status(tmp_path)
+    assert st["lsb-figB6"] == "failed" and st["lsb-tab1"] == "regenerated"
+    nb = {n["name"]: n for n in manifest(tmp_path)["notebooks"]}
+    assert nb["03_infrastructure_benchmark"]["status"] == "failed"
+
+
+def test_a_missing_promise_fails_the_run(tmp_path):
+    prof = profile(tmp_path, promises="[lsb-tab1, lsb-fig2]")
+    proc = run(tmp_path, "--profile", str(prof), "--only", "01")
+    assert proc.returncode == 1
+    assert "promises 1 artifacts that are missing: lsb-fig2" in proc.stdout
+
+
+def test_a_bad_profile_stops_before_any_work(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(profile(tmp_path).read_text().replace("seed:", "sead:"))
+    proc = run(tmp_path, "--profile", str(bad))
+    assert proc.returncode == 2
+    assert "key 'sead'" in proc.stdout and "did you mean 'seed'" in proc.stdout
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_help_lists_the_options():
+    proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--help"], capture_output=True, text=True)
+    for opt in ("--profile", "--only", "--force", "01_calibration", "06_attribution_fairness"):
+        assert opt in proc.stdout
