@@ -71,12 +71,15 @@ def data_dir(notebook: str) -> Path:
     return paths.DATA / notebook
 
 
+def data_digest(notebook: str) -> str:
+    """Hash of the data ``notebook`` hands to later notebooks (its ``outputs/data/<name>/``)."""
+    d = data_dir(notebook)
+    return tree_hash(d) if d.is_dir() else "absent"
+
+
 def outputs_digest(notebook: str) -> str:
     """Hash of what ``notebook`` left on disk: its data folder and its artifact files."""
-    h = hashlib.sha256()
-    d = data_dir(notebook)
-    if d.is_dir():
-        h.update(tree_hash(d).encode())
+    h = hashlib.sha256(data_digest(notebook).encode())
     for a in artifacts.by_notebook(notebook):
         rec = paths.RECORDS / f"{a.id}.json"
         if rec.is_file():
@@ -102,7 +105,7 @@ def input_hash(notebook: str, prof: config.Profile, lib_digest: str) -> str:
         "source": _sha((paths.NOTEBOOKS / f"{notebook}.py").read_bytes()),
         "lib": lib_digest,
         "params": json.dumps({"shared": shared, "own": prof.notebooks.get(notebook, {})}, sort_keys=True, default=str),
-        "upstream": {u: read_state(u).get("outputs_digest", "absent") for u in UPSTREAM[notebook]},
+        "upstream": {u: read_state(u).get("data_digest", "absent") for u in UPSTREAM[notebook]},
         "requirements": _sha((paths.ROOT / "requirements.txt").read_bytes()),
     }
     return _sha(json.dumps(parts, sort_keys=True).encode())
@@ -214,7 +217,7 @@ def _write_state(run: NotebookRun, prof: config.Profile) -> None:
     from lib.manifest import git_commit
 
     state = {"git_commit": git_commit()[0], "status": "ok" if run.status == "ran" else run.status, "input_hash": run.input_hash,
-             "outputs_digest": outputs_digest(run.name), "profile": prof.name, "wall_s": round(run.wall_s, 2),
+             "outputs_digest": outputs_digest(run.name), "data_digest": data_digest(run.name), "profile": prof.name, "wall_s": round(run.wall_s, 2),
              "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced}
     paths.ensure(paths.STATE)
     _state_path(run.name).write_text(json.dumps(state, indent=1))

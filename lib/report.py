@@ -16,7 +16,7 @@ _CSS = """
 body{font-family:system-ui,sans-serif;margin:0 2rem 3rem;color:#222;max-width:1400px}
 header{position:sticky;top:0;background:#fff;padding:.5rem 0;border-bottom:1px solid #ddd}
 .banner{background:#fde8e8;border:1px solid #e0a0a0;color:#7a1f1f;padding:.5rem .8rem;margin:.5rem 0;border-radius:4px}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(330px,1fr));gap:1rem;align-items:start}
 .card{border:1px solid #ddd;border-radius:6px;padding:.6rem .8rem;background:#fafafa}
 .card h3{margin:.1rem 0 .3rem;font-size:1rem;font-family:ui-monospace,monospace}
 .status{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.8rem;color:#fff}
@@ -84,6 +84,7 @@ def render_index(man: dict) -> str:
                   "embedded default (a synthetic scholarly world and a synthetic LLM panel on 127.0.0.1). They show "
                   "that the pipeline works; they are not the papers' findings.</div>" if synthetic_used else "")
     nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man["notebooks"])
+    claims_link = ' · <a href="claims.md">claims.md</a>' if paths.CLAIMS.is_file() else ""
     sections = []
     for key, title in artifacts.PAPERS.items():
         cards = "".join(_card(r) for r in man["artifacts"] if r["paper"] == key)
@@ -95,7 +96,7 @@ def render_index(man: dict) -> str:
 <div class="meta">profile <b>{html.escape(man['profile'])}</b> · git {html.escape(man['git_commit'][:10])}{' (uncommitted changes)' if man['git_dirty'] else ''}
  · generated {html.escape(man['generated_at'])} · run {html.escape(man['run_id'])} · {man['wall_s']:.1f} s</div>
 <div><b>{s['regenerated']} of {s['data_artifacts']} artifacts regenerated</b>, {s['missing']} missing, {s['failed']} failed,
- {s['not-data']} diagrams (not data). <a href="manifest.json">manifest.json</a> · <a href="claims.md">claims.md</a></div>
+ {s['not-data']} diagrams (not data). <a href="manifest.json">manifest.json</a>{claims_link}</div>
 {top_banner}</header>
 <details><summary>Notebooks</summary><ul>{nb_rows}</ul></details>
 {''.join(sections)}

@@ -88,8 +88,7 @@ def test_second_run_skips_everything_and_changes_rerun_only_what_depends_on_them
     again = run(tmp, "--profile", str(prof))
     assert again.returncode == 0 and again.stdout.count("skipped: inputs unchanged") == 3, again.stdout
     assert status(tmp)["lsb-figA1"] == "regenerated"
-    # a parameter of 02 only: 02 re-runs; 01 and 03 stay skipped (03 reads 02's data: its content is unchanged?
-    # no - 02's data is the same, so 03's upstream digest is unchanged and 03 is skipped too)
+    # a parameter of 02 that changes its artifact but not the data it hands on: only 02 re-runs
     prof2 = profile(tmp, notebooks="{02_collection: {suffix: '?'}}", promises="[lsb-tab1, lsb-figA1, lsb-figB6]")
     p2 = run(tmp, "--profile", str(prof2))
     ran = [ln.split()[1] for ln in p2.stdout.splitlines() if " done in " in ln]

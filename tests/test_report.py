@@ -1,0 +1,82 @@
+"""outputs/index.html: every registered id is on the page, synthetic data are flagged, and it
+renders in a real browser (headless Chromium)."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from lib import artifacts, config, manifest, paths, report  # noqa: E402
+from lib.pipeline import NotebookRun  # noqa: E402
+
+
+@pytest.fixture
+def built_index(isolated_outputs):
+    fig, ax = plt.subplots()
+    ax.bar(["a"], [1])
+    artifacts.save_figure(fig, "lsb-fig2", synthetic=True)
+    artifacts.save_table(pd.DataFrame({"model": ["llama"], "access": ["open"]}), "lsb-tab1", synthetic=False)
+    artifacts.save_text("### Task ###", "lsb-figA1")
+    prof = config.load_profile("quick")
+    runs = [NotebookRun(n, status="ran", wall_s=1.0) for n in config.NOTEBOOK_NAMES]
+    man = manifest.build(prof, runs, run_id="test", wall_s=1.0)
+    manifest.write(man)
+    return man, report.write_index(man)
+
+
+def test_manifest_statuses_and_files(built_index):
+    man, _ = built_index
+    rows = {r["id"]: r for r in json.loads(paths.MANIFEST.read_text())["artifacts"]}
+    assert len(rows) == 71
+    assert rows["lsb-fig2"]["status"] == "regenerated" and rows["lsb-fig2"]["synthetic"] is True
+    assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
+    assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
+    assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == 67
+
+
+def test_tampered_file_is_not_reported_as_regenerated(built_index):
+    (paths.FIGURES / "lsb-fig2.png").write_bytes(b"not the figure")
+    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0)
+    assert {r["id"]: r["status"] for r in man["artifacts"]}["lsb-fig2"] == "missing"
+
+
+def test_index_lists_every_id_with_status_and_synthetic_banner(built_index):
+    _, index = built_index
+    html = index.read_text()
+    for aid in artifacts.REGISTRY:
+        assert f'id="{aid}"' in html
+    assert 'src="figures/lsb-fig2.png"' in html and "<td>llama</td>" in html and "### Task ###" in html
+    assert html.count('class="synthetic"') == 1 and "not the papers' findings" in html
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.browser
+def test_index_renders_in_headless_chromium(built_index, tmp_path):
+    browser = _chromium()
+    if browser is None:
+        if os.environ.get("COMPANION_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (COMPANION_REQUIRE_BROWSER is set) but not installed")
+        pytest.skip("chromium not installed (apt-get install chromium); .ci/run installs it")
+    _, index = built_index
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([browser, *flags, "--dump-dom", index.as_uri()], capture_output=True, text=True,
+                         timeout=120).stdout
+    for aid in artifacts.REGISTRY:
+        assert f'id="{aid}"' in dom, aid
+    assert "3 of 67 artifacts regenerated" in dom
+    shot = tmp_path / "index.png"
+    subprocess.run([browser, *flags, "--window-size=1200,900", f"--screenshot={shot}", index.as_uri()],
+                   capture_output=True, timeout=120)
+    assert shot.is_file() and shot.stat().st_size > 10_000  # a real rendering, not a blank page
