@@ -143,6 +143,10 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 def _atomic_write(path: Path, write) -> None:
     """Write through a temporary file in the same folder, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -150,6 +154,7 @@ def _atomic_write(path: Path, write) -> None:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; outputs are meant to be shared
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -143,6 +143,17 @@ def scrub_file(path: Path, secrets: list[str]) -> int:
     return n
 
 
+def _ipc_kernel_manager():
+    """Kernel manager on IPC sockets: no TCP ports to race for, no plain-TCP warning from the kernel."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, **kw):
+            super().__init__(transport="ipc", **kw)
+
+    return IPCKernelManager
+
+
 def _prepare_input(notebook: str, out_dir: Path) -> Path:
     """Jupytext percent source -> .ipynb with the companion kernel set (papermill can't read .py)."""
     import jupytext
@@ -190,6 +201,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
             str(src), str(out), parameters=prof.notebook_params(notebook), kernel_name=KERNEL,
             cwd=str(paths.ROOT), execution_timeout=prof.execution_timeout_s, start_timeout=120,
             request_save_on_cell_execute=True, progress_bar=False, log_output=True,
+            kernel_manager_class=_ipc_kernel_manager(),
         )
         run.status = "ran"
     except PapermillExecutionError as exc:
@@ -273,7 +285,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
             nr.produced = read_state(name).get("produced", [])
             print(f"{tag} skipped: inputs unchanged since its last successful run", file=out, flush=True)
             continue
-        print(f"{tag} running ...", file=out, flush=True)
+        print(f"{tag} running ... (follow: tail -f {paths.LOGS / (name + '.log')})", file=out, flush=True)
         result = execute(name, prof, run_id, secrets)
         result.input_hash = nr.input_hash
         runs[-1] = nr = result

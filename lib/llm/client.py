@@ -1,0 +1,355 @@
+"""An OpenAI-compatible async chat-completions client for collection (httpx).
+
+One :class:`ChatClient` per endpoint (OpenRouter, a local Ollama/vLLM server, the embedded
+panel). It sends one validation *attempt* of a :class:`Request` and returns a flat record with
+what the store keeps: the request body, the full response, the served model, provider,
+system_fingerprint, usage, latency, timestamps and the tries it took.
+
+Inside an attempt an infrastructure loop retries transient failures (reference §1.5, made
+honest): 429 rate limits (waiting ``Retry-After`` when given), 5xx and 408, timeouts, connection
+errors, HTTP 200 bodies that carry an ``error`` (OpenRouter reports errors raised during
+generation that way) and unparsable bodies, with exponential backoff
+``min(base * 2**(k-1), max)``. Nothing is retried for 400/404/422 (the request is wrong: the
+attempt is stored with ``stop=True``), and 401/402/403 or ``insufficient_quota`` stop the whole
+collection (:class:`FatalAPIError`) without storing anything, so a resumed run with a fixed key
+continues where it stopped. When the retries run out, the attempt is stored as an API error.
+
+Keys: the endpoint names an environment variable (``api_key_env``); the key is read from
+``os.environ`` at send time, used only in the Authorization header, and scrubbed from anything
+stored or logged. The local panel needs no key.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import logging
+import os
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+
+log = logging.getLogger("lib.llm.client")
+FATAL_STATUS = (401, 402, 403)
+CLIENT_VERSION = "lib.llm/1"
+
+
+class FatalAPIError(RuntimeError):
+    """Authentication, credit or quota failure: stop collecting (nothing is stored)."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where and how to send requests. Built from a profile mapping with :meth:`from_dict`.
+
+    ``api_key_env`` is the NAME of the environment variable holding the key (None: no key, as
+    for the local panel). ``max_tries`` counts HTTP tries per validation attempt.
+    ``pin_provider`` sends OpenRouter's ``provider: {order: [sub_provider], allow_fallbacks:
+    false}``. ``model_id`` picks the model name sent: the table's ``api_model`` (real APIs) or
+    its ``key`` (the panel; it keeps grounded and plain Gemini apart).
+    """
+
+    base_url: str
+    api_key_env: str | None = None
+    timeout_s: float = 120.0
+    max_concurrency: int = 8
+    max_tries: int = 5
+    backoff_base_s: float = 5.0
+    backoff_max_s: float = 60.0
+    retry_after_cap_s: float = 600.0
+    pin_provider: bool = False
+    model_id: str = "api_model"
+    reask_delay_s: float = 0.0
+    headers: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "profile") -> "Endpoint":
+        """Validate a profile's endpoint mapping; errors name ``where``, the key and the expectation."""
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: endpoint must be a mapping with at least base_url, got {type(d).__name__}")
+        known = {f.name: f for f in fields(cls)}
+        for k in d:
+            if k not in known:
+                hint = " (give the NAME of an environment variable as api_key_env instead)" if "key" in k else ""
+                raise ValueError(f"{where}: unknown endpoint key {k!r}{hint}; expected some of {sorted(known)}")
+        if not isinstance(d.get("base_url"), str) or not d["base_url"].startswith(("http://", "https://")):
+            raise ValueError(f"{where}: endpoint.base_url must be an http(s) URL, got {d.get('base_url')!r}")
+        env = d.get("api_key_env")
+        if env is not None and (not isinstance(env, str) or not env.replace("_", "").isalnum() or env.startswith("sk-")):
+            raise ValueError(f"{where}: endpoint.api_key_env must be an environment variable NAME like "
+                             f"OPENROUTER_API_KEY, got a value that is not one")
+        for k in ("timeout_s", "backoff_base_s", "backoff_max_s", "retry_after_cap_s", "reask_delay_s"):
+            if k in d and (not isinstance(d[k], (int, float)) or d[k] < 0):
+                raise ValueError(f"{where}: endpoint.{k} must be a number >= 0, got {d[k]!r}")
+        for k in ("max_concurrency", "max_tries"):
+            if k in d and (not isinstance(d[k], int) or d[k] < 1):
+                raise ValueError(f"{where}: endpoint.{k} must be an integer >= 1, got {d[k]!r}")
+        hdrs = d.get("headers", {})
+        if not isinstance(hdrs, dict) or any(str(h).lower() in ("authorization", "x-api-key", "api-key") for h in hdrs):
+            raise ValueError(f"{where}: endpoint.headers must be a mapping without credentials "
+                             f"(keys come only from the variable named in api_key_env)")
+        if d.get("model_id", "api_model") not in ("api_model", "key"):
+            raise ValueError(f"{where}: endpoint.model_id must be 'api_model' or 'key', got {d['model_id']!r}")
+        return cls(**d)
+
+    @classmethod
+    def from_profile(cls, llm, *, base_url: str | None = None, **overrides) -> "Endpoint":
+        """From a profile's ``llm`` section (base_url, api_key_env, max_concurrency, request_timeout_s).
+
+        ``base_url`` replaces the profile's (pass the embedded panel's URL when the profile says
+        null). OpenRouter URLs get sub-provider pinning; the panel (profile base_url null) is
+        addressed by model key, real endpoints by API model id.
+        """
+        url = base_url or llm.base_url
+        if not url:
+            raise ValueError("profile llm.base_url is null (the embedded panel): pass base_url=<panel URL>")
+        d = {"base_url": url, "api_key_env": llm.api_key_env, "max_concurrency": int(llm.max_concurrency),
+             "timeout_s": float(llm.request_timeout_s), "pin_provider": "openrouter.ai" in url,
+             "model_id": "key" if llm.base_url is None else "api_model", **overrides}
+        return cls.from_dict(d, where="profile llm")
+
+    def api_key(self) -> str | None:
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise FatalAPIError(f"environment variable {self.api_key_env} (endpoint.api_key_env) is not set")
+        return key
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request: a prompt for one model, task parameter, temperature and replicate.
+
+    Identity: (experiment, model, task, param, temperature, replicate); the replicate index keeps
+    repeated samples apart (inspect_ai #2580). ``seed`` is the base seed; the seed sent varies
+    with replicate and attempt (:func:`attempt_seed`) so a re-ask can differ.
+    """
+
+    experiment: str
+    model: str
+    api_model: str
+    task: str
+    param: str
+    temperature: float
+    replicate: int
+    messages: tuple
+    seed: int | None = None
+    max_tokens: int | None = None
+    sub_provider: str | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.experiment, self.model, self.task, self.param, round(float(self.temperature), 6), int(self.replicate))
+
+    @property
+    def request_id(self) -> str:
+        return hashlib.sha256(json.dumps(self.key).encode()).hexdigest()[:20]
+
+    @property
+    def prompt_sha256(self) -> str:
+        from lib.llm.prompts import prompt_sha256
+        return prompt_sha256(list(self.messages))
+
+
+def attempt_seed(seed: int | None, replicate: int, attempt: int) -> int | None:
+    """The seed sent for (replicate, attempt): a hash of all three, in [0, 2**31)."""
+    if seed is None:
+        return None
+    h = hashlib.sha256(f"{seed}|{replicate}|{attempt}".encode()).digest()
+    return int.from_bytes(h[:4], "big") & 0x7FFFFFFF
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        except (TypeError, ValueError):
+            return None
+
+
+def _scrub(obj: Any, secret: str | None) -> Any:
+    """Replace every occurrence of the key in strings (a provider may echo headers in an error)."""
+    if not secret:
+        return obj
+    if isinstance(obj, str):
+        return obj.replace(secret, "[REDACTED]")
+    if isinstance(obj, dict):
+        return {_scrub(k, secret): _scrub(v, secret) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub(v, secret) for v in obj]
+    return obj
+
+
+@dataclass
+class _Try:
+    kind: str                 # ok | rate_limit | server | timeout | connection | body_error | bad_json | client | fatal
+    status: int | None = None
+    payload: Any = None
+    message: str = ""
+    retry_after: float | None = None
+    latency_s: float = 0.0
+
+
+class ChatClient:
+    """Async client for one endpoint; use ``async with ChatClient(endpoint) as c: await c.attempt(r, 1)``.
+
+    ``transport`` is passed to httpx (tests use a mock transport). ``counts`` tallies the tries
+    by outcome kind, for reports and benchmarks.
+    """
+
+    def __init__(self, endpoint: Endpoint, *, transport: httpx.AsyncBaseTransport | None = None):
+        self.endpoint = endpoint
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
+        self._slots: asyncio.Semaphore | None = None
+        self.counts: Counter = Counter()
+        self._rng = random.Random(0)
+
+    async def __aenter__(self) -> "ChatClient":
+        limits = httpx.Limits(max_connections=self.endpoint.max_concurrency,
+                              max_keepalive_connections=self.endpoint.max_concurrency)
+        self._http = httpx.AsyncClient(base_url=self.endpoint.base_url.rstrip("/") + "/", transport=self._transport,
+                                       timeout=httpx.Timeout(self.endpoint.timeout_s), limits=limits)
+        self._slots = asyncio.Semaphore(self.endpoint.max_concurrency)
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    # ---- one HTTP try ---------------------------------------------------------------------------
+    def body(self, req: Request, attempt: int) -> dict:
+        body: dict[str, Any] = {"model": req.api_model, "messages": list(req.messages),
+                                "temperature": req.temperature, "stream": False}
+        seed = attempt_seed(req.seed, req.replicate, attempt)
+        if seed is not None:
+            body["seed"] = seed
+        if req.max_tokens is not None:
+            body["max_tokens"] = req.max_tokens
+        if self.endpoint.pin_provider and req.sub_provider:
+            body["provider"] = {"order": [req.sub_provider], "allow_fallbacks": False}
+        return body
+
+    async def _send(self, body: dict, headers: dict) -> _Try:
+        assert self._http is not None and self._slots is not None, "use ChatClient inside 'async with'"
+        async with self._slots:
+            t0 = time.perf_counter()
+            try:
+                async with asyncio.timeout(self.endpoint.timeout_s):
+                    r = await self._http.post("chat/completions", json=body, headers=headers)
+            except (TimeoutError, httpx.TimeoutException):
+                return _Try("timeout", message=f"no complete response within {self.endpoint.timeout_s} s",
+                            latency_s=time.perf_counter() - t0)
+            except httpx.TransportError as e:
+                return _Try("connection", message=f"{type(e).__name__}: {e}", latency_s=time.perf_counter() - t0)
+            latency = time.perf_counter() - t0
+        status = r.status_code
+        try:
+            payload = r.json()
+        except ValueError:
+            payload = None
+        err = payload.get("error") if isinstance(payload, dict) else None
+        if not err and isinstance(payload, dict) and payload.get("choices"):
+            first = payload["choices"][0]
+            err = first.get("error") if isinstance(first, dict) else None
+        err_text = json.dumps(err, ensure_ascii=False) if err else (r.text[:500] if payload is None else "")
+        base = dict(status=status, payload=payload, latency_s=latency,
+                    retry_after=_retry_after(r.headers.get("retry-after")))
+        if status == 200:
+            if err:
+                return _Try("body_error", message=(err.get("message") if isinstance(err, dict) else str(err)) or err_text, **base)
+            if not isinstance(payload, dict) or not payload.get("choices"):
+                return _Try("bad_json", message=f"HTTP 200 without choices: {r.text[:200]}", **base)
+            return _Try("ok", **base)
+        if "insufficient_quota" in err_text or status in FATAL_STATUS:
+            return _Try("fatal", message=f"HTTP {status}: {err_text[:300]}", **base)
+        if status == 429:
+            return _Try("rate_limit", message=f"HTTP 429: {err_text[:300]}", **base)
+        if status >= 500 or status == 408:
+            return _Try("server", message=f"HTTP {status}: {err_text[:300]}", **base)
+        return _Try("client", message=f"HTTP {status}: {err_text[:300]}", **base)
+
+    def _wait(self, t: _Try, k: int) -> float:
+        if t.retry_after is not None:
+            return min(t.retry_after, self.endpoint.retry_after_cap_s)
+        wait = min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s)
+        return wait * (1 + 0.1 * self._rng.random())
+
+    # ---- one validation attempt -----------------------------------------------------------------
+    async def attempt(self, req: Request, attempt: int) -> dict:
+        """Run attempt ``attempt`` of ``req`` (with infrastructure retries); return its record.
+
+        Raises :class:`FatalAPIError` on 401/402/403/insufficient_quota. The record's
+        ``status`` is 'ok' (a response with choices), 'api_error' (retries exhausted) or
+        'client_error' (400-type, ``stop=True``: re-asking cannot help).
+        """
+        key = self.endpoint.api_key()
+        headers = {"Content-Type": "application/json", **self.endpoint.headers,
+                   "X-Request-Id": req.request_id, "X-Replicate": str(req.replicate), "X-Attempt": str(attempt)}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        body = self.body(req, attempt)
+        started = _now()
+        try_log: list[dict] = []
+        t = _Try("connection")
+        for k in range(1, self.endpoint.max_tries + 1):
+            t = await self._send(body, {**headers, "X-Try": str(k)})
+            self.counts[t.kind] += 1
+            if t.kind == "fatal":
+                raise FatalAPIError(f"{self.endpoint.base_url}: {_scrub(t.message, key)} "
+                                    f"(model {req.api_model}); stopping the collection")
+            if t.kind in ("ok", "client"):
+                break
+            wait = self._wait(t, k) if k < self.endpoint.max_tries else 0.0
+            try_log.append({"try": k, "kind": t.kind, "http_status": t.status, "message": t.message[:300],
+                            "wait_s": round(wait, 3)})
+            log.info("retry %d/%d for %s attempt %d: %s (HTTP %s), waiting %.2f s", k, self.endpoint.max_tries,
+                     req.request_id, attempt, t.kind, t.status, wait)
+            if wait:
+                await asyncio.sleep(wait)
+        payload = t.payload if isinstance(t.payload, dict) else None
+        message = (payload or {}).get("choices", [{}])[0].get("message", {}) if t.kind == "ok" else {}
+        usage = (payload or {}).get("usage") or {}
+        rec = {
+            "experiment": req.experiment, "model": req.model, "task": req.task, "param": req.param,
+            "temperature": float(req.temperature), "replicate": int(req.replicate), "attempt": int(attempt),
+            "request_id": req.request_id, "prompt_sha256": req.prompt_sha256,
+            "base_url": self.endpoint.base_url, "requested_model": req.api_model, "sub_provider": req.sub_provider,
+            "request": body,
+            "status": {"ok": "ok", "client": "client_error"}.get(t.kind, "api_error"),
+            "stop": t.kind == "client",
+            "http_status": t.status,
+            "error": None if t.kind == "ok" else {"kind": t.kind, "code": t.status, "message": t.message},
+            "tries": len(try_log) + (1 if t.kind in ("ok", "client") else 0),
+            "try_log": try_log,
+            "response": payload,
+            "content": message.get("content"),
+            "reasoning": message.get("reasoning") or message.get("reasoning_content"),
+            "finish_reason": ((payload or {}).get("choices") or [{}])[0].get("finish_reason") if t.kind == "ok" else None,
+            "served_model": (payload or {}).get("model"),
+            "provider": (payload or {}).get("provider"),
+            "system_fingerprint": (payload or {}).get("system_fingerprint"),
+            "usage": usage,
+            "latency_s": round(t.latency_s, 6),
+            "started_at": started, "finished_at": _now(),
+            "client": CLIENT_VERSION,
+        }
+        return _scrub(rec, key)

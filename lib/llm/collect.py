@@ -1,0 +1,222 @@
+"""Collection: plan requests, run them with up to three validation attempts, store every attempt.
+
+Paper §3.2 / App. A.1: each prompt is sent; if the answer is invalid (the LLMCaller check,
+:func:`lib.llm.labels.llmcaller_validate`) it is re-asked, up to three attempts, and the first
+valid attempt is the one analysed; every attempt is stored. Collection resumes: requests that
+already hold a valid attempt, a non-retryable stop or all their attempts are skipped, the others
+continue at their next attempt.
+
+From a notebook: ``collect(requests, endpoint, store_root=...)`` (works inside a running event
+loop). From a shell::
+
+    python -m lib.llm.collect --dry-run --experiment interventions --replicates 62
+    python -m lib.llm.collect --experiment baseline --base-url http://127.0.0.1:8765/v1 --model-id key
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from lib.llm import prompts
+from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request
+from lib.llm.labels import llmcaller_validate
+from lib.llm.store import RawStore
+
+log = logging.getLogger("lib.llm.collect")
+
+
+def build_requests(models, *, experiment: str, families: Sequence[str] | None = None,
+                   params: Sequence[str] | None = None, replicates: int = 1, temperatures="calibrated",
+                   seed: int | None = None, max_tokens: int | None = None, model_id: str = "api_model") -> list[Request]:
+    """The request plan: every model x task parameter x temperature x replicate.
+
+    ``models`` is (a subset of) :func:`lib.llm.models.load_models`; ``temperatures`` is
+    'calibrated' (each model's own, paper App. A.3) or a list (the calibration grid). Gemini
+    rows get no system message (reference §1.2). ``model_id`` is 'api_model' or 'key'.
+    """
+    if model_id not in ("api_model", "key"):
+        raise ValueError(f"build_requests: model_id must be 'api_model' or 'key', got {model_id!r}")
+    tps = [tp for tp in prompts.task_params(families) if params is None or tp.param in params]
+    if params is not None:
+        unknown = sorted(set(params) - {tp.param for tp in tps})
+        if unknown:
+            raise KeyError(f"build_requests: unknown parameters {unknown} for families {families or 'all'}")
+    out = []
+    for m in models.itertuples(index=False):
+        temps = [float(m.temperature)] if isinstance(temperatures, str) and temperatures == "calibrated" else [float(t) for t in temperatures]
+        for tp in tps:
+            msgs = tuple(prompts.messages(tp.family, tp.param, system_message=bool(m.system_message)))
+            for t in temps:
+                for rep in range(replicates):
+                    out.append(Request(experiment=experiment, model=m.key, api_model=getattr(m, model_id),
+                                       task=tp.family, param=tp.param, temperature=t, replicate=rep, messages=msgs,
+                                       seed=seed, max_tokens=max_tokens, sub_provider=m.sub_provider))
+    return out
+
+
+@dataclass
+class CollectionSummary:
+    """What one collection run did (counts of requests, attempts and HTTP tries by outcome)."""
+
+    requests: int = 0
+    already_complete: int = 0
+    attempts_written: int = 0
+    valid_requests: int = 0
+    api_error_attempts: int = 0
+    stopped_requests: int = 0
+    tries: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return (f"{self.requests} requests ({self.already_complete} already complete), {self.attempts_written} attempts "
+                f"written, {self.valid_requests} valid, {self.api_error_attempts} API-error attempts, "
+                f"tries {dict(self.tries)}, {self.seconds:.1f} s")
+
+
+async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: Endpoint, *, max_attempts: int = 3,
+                        transport=None) -> CollectionSummary:
+    """Run every incomplete request into an open ``store`` (see module docstring)."""
+    requests = list(requests)
+    summary = CollectionSummary(requests=len(requests))
+    t0 = time.perf_counter()
+    for r in requests:
+        for a, done in sorted(store.attempts(r).items()):
+            if done["prompt_sha256"] not in (None, r.prompt_sha256):
+                raise ValueError(f"raw store {store.root}: attempt {a} of {r.key} was made with a different prompt "
+                                 f"(prompt_sha256 {done['prompt_sha256'][:12]} vs {r.prompt_sha256[:12]}); "
+                                 "use a new experiment name for changed prompts")
+
+    async def run(client: ChatClient, r: Request) -> None:
+        nxt = store.next_attempt(r, max_attempts)
+        if nxt is None:
+            summary.already_complete += 1
+            return
+        for attempt in range(nxt, max_attempts + 1):
+            rec = await client.attempt(r, attempt)
+            rec["validation"] = (llmcaller_validate(rec["content"], r.task) if rec["status"] == "ok" else
+                                 {"is_valid": False, "message": "Infrastructure failure - API call failed",
+                                  "extracted_data": None})
+            store.append(rec)
+            summary.attempts_written += 1
+            summary.api_error_attempts += rec["status"] == "api_error"
+            if rec["validation"]["is_valid"]:
+                summary.valid_requests += 1
+                return
+            if rec["stop"]:
+                summary.stopped_requests += 1
+                return
+            if endpoint.reask_delay_s and attempt < max_attempts:
+                await asyncio.sleep(endpoint.reask_delay_s)
+
+    async with ChatClient(endpoint, transport=transport) as client:
+        tasks = [asyncio.ensure_future(run(client, r)) for r in requests]
+        try:
+            await asyncio.gather(*tasks)
+        except FatalAPIError:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        finally:
+            summary.tries = Counter(client.counts)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _run_sync(coro):
+    """asyncio.run, or a helper thread when an event loop already runs (Jupyter kernels)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict = {}
+    th = threading.Thread(target=lambda: box.update(result=_capture(coro)))
+    th.start()
+    th.join()
+    if "error" in box["result"]:
+        raise box["result"]["error"]
+    return box["result"]["value"]
+
+
+def _capture(coro) -> dict:
+    try:
+        return {"value": asyncio.run(coro)}
+    except BaseException as e:  # re-raised in the caller's thread
+        return {"error": e}
+
+
+def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None,
+            max_attempts: int = 3, transport=None, write_index: bool = True) -> CollectionSummary:
+    """Collect ``requests`` into the raw store at ``store_root`` (default ``lib.paths.RAW``)."""
+    with RawStore(store_root) as store:
+        summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts, transport=transport))
+    if write_index:
+        RawStore(store_root).write_index()
+    log.info("collection: %s", summary.line())
+    return summary
+
+
+def dry_run(requests: Sequence[Request], models, *, output_tokens: int = 1000, max_attempts: int = 3,
+            file=None) -> "object":
+    """Print requests, estimated tokens and cost per model (no network); return the table."""
+    from lib.llm.cost import dry_run_table, format_dry_run
+
+    table = dry_run_table(requests, models, output_tokens=output_tokens, max_attempts=max_attempts)
+    print(format_dry_run(table), file=file or sys.stdout)
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from lib.llm.models import load_models
+
+    ap = argparse.ArgumentParser(prog="python -m lib.llm.collect", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--experiment", required=True, help="experiment name (a folder of the raw store)")
+    ap.add_argument("--models", default="all", help="comma-separated model keys, or 'all'")
+    ap.add_argument("--families", default=None, help="comma-separated task families (default: all six)")
+    ap.add_argument("--replicates", type=int, default=1)
+    ap.add_argument("--temperatures", default="calibrated", help="'calibrated' or comma-separated values")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--output-tokens", type=int, default=1000, help="dry run: expected output tokens per attempt")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan and its cost; send nothing")
+    ap.add_argument("--base-url", default=None)
+    ap.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
+    ap.add_argument("--model-id", default="api_model", choices=["api_model", "key"])
+    ap.add_argument("--max-concurrency", type=int, default=8)
+    ap.add_argument("--pin-provider", action="store_true", help="send OpenRouter sub-provider pinning")
+    ap.add_argument("--store", default=None, help="raw store folder (default outputs/raw)")
+    a = ap.parse_args(argv)
+    models = load_models()
+    if a.models != "all":
+        keys = a.models.split(",")
+        unknown = sorted(set(keys) - set(models["key"]))
+        if unknown:
+            ap.error(f"--models: unknown keys {unknown}; see lib/resources/lsb_models.csv")
+        models = models[models["key"].isin(keys)]
+    temps = "calibrated" if a.temperatures == "calibrated" else [float(t) for t in a.temperatures.split(",")]
+    reqs = build_requests(models, experiment=a.experiment, families=a.families.split(",") if a.families else None,
+                          replicates=a.replicates, temperatures=temps, seed=a.seed, model_id=a.model_id)
+    dry_run(reqs, models, output_tokens=a.output_tokens)
+    if a.dry_run:
+        return 0
+    if not a.base_url:
+        ap.error("--base-url is required unless --dry-run")
+    endpoint = Endpoint.from_dict({"base_url": a.base_url, "api_key_env": a.api_key_env,
+                                   "max_concurrency": a.max_concurrency, "pin_provider": a.pin_provider,
+                                   "model_id": a.model_id}, where="command line")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)      # one line per request is noise
+    summary = collect(reqs, endpoint, store_root=a.store)
+    print(summary.line())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

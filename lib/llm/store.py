@@ -1,0 +1,284 @@
+"""The raw response store: append-only JSONL shards plus a derived parquet index.
+
+On disk (``root`` defaults to ``lib.paths.RAW``)::
+
+    <root>/<experiment>/<model>.jsonl   one attempt record per line, appended, never rewritten
+    <root>/index.parquet                one row per attempt (keys, shard, line, outcome, usage),
+                                        rebuilt from the shards whenever they changed
+    <root>/.writer.lock                 flock held by the single live writer
+
+Each attempt is identified by (experiment, model, task, param, temperature, replicate, attempt).
+The replicate index is part of the identity, so repeated samples of the same prompt never
+collapse into one cached answer (inspect_ai #2580); records never expire.
+
+Crash safety: a record is written with one ``write`` of a whole line to a file opened with
+O_APPEND, so a killed writer leaves at most one partial last line per shard. Readers ignore a
+line that does not parse; a writer opening the store cuts such a tail (counted in
+``partial_lines_dropped``) before appending. Resume reads what the shards hold and continues
+each request at its next attempt; a duplicate attempt key is refused on write and ignored on read
+(first record wins).
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Iterator
+
+from lib import paths
+
+log = logging.getLogger("lib.llm.store")
+REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicate")
+ATTEMPT_KEYS = (*REQUEST_KEYS, "attempt")
+INDEX_NAME = "index.parquet"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._@+=-]")
+
+
+def request_key(rec) -> tuple:
+    """(experiment, model, task, param, temperature, replicate) of a record or request."""
+    get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k))
+    return (str(get("experiment")), str(get("model")), str(get("task")), str(get("param")),
+            round(float(get("temperature")), 6), int(get("replicate")))
+
+
+def attempt_key(rec: dict) -> tuple:
+    return (*request_key(rec), int(rec["attempt"]))
+
+
+def shard_name(name: str) -> str:
+    """A file-system-safe shard/folder name (model keys may hold '/', ':' ...)."""
+    return _UNSAFE.sub("_", name) or "_"
+
+
+class StoreLockedError(RuntimeError):
+    pass
+
+
+class RawStore:
+    """Append-only attempt store. Read with :meth:`iter_records`/:meth:`records`/:meth:`index`
+    at any time; write inside ``with RawStore(root) as store:`` (one writer per root, enforced by
+    flock; opening takes the lock, cuts partial tails and loads what is already done)."""
+
+    def __init__(self, root: Path | str | None = None, *, fsync: bool = False):
+        self.root = Path(root) if root is not None else paths.RAW
+        self.fsync = fsync
+        self._fds: dict[Path, int] = {}
+        self._lock_fd: int | None = None
+        self._attempts: dict[tuple, dict[int, dict]] = {}
+        self.partial_lines_dropped = 0
+        self.corrupt_lines = 0
+        self.duplicates_ignored = 0
+
+    # ---- paths --------------------------------------------------------------------------------
+    def shard_path(self, experiment: str, model: str) -> Path:
+        return self.root / shard_name(experiment) / f"{shard_name(model)}.jsonl"
+
+    def shards(self) -> list[Path]:
+        return sorted(self.root.glob("*/*.jsonl")) if self.root.exists() else []
+
+    # ---- reading ------------------------------------------------------------------------------
+    @staticmethod
+    def _read_lines(path: Path) -> Iterator[tuple[int, dict | None]]:
+        with open(path, "rb") as f:
+            for i, line in enumerate(f):
+                if not line.endswith(b"\n"):
+                    yield i, None           # a partial last line from a killed writer
+                    continue
+                try:
+                    yield i, json.loads(line)
+                except ValueError:
+                    yield i, None
+
+    def iter_records(self, experiment: str | None = None) -> Iterator[dict]:
+        """Every complete record (first of any duplicate key), shard by shard, in file order."""
+        seen: set[tuple] = set()
+        for path in self.shards():
+            if experiment is not None and path.parent.name != shard_name(experiment):
+                continue
+            for _, rec in self._read_lines(path):
+                if rec is None:
+                    continue
+                k = attempt_key(rec)
+                if k not in seen:
+                    seen.add(k)
+                    yield rec
+
+    def records(self, experiment: str | None = None):
+        """All records as a DataFrame (nested fields such as ``response`` stay dicts)."""
+        import pandas as pd
+        return pd.DataFrame(list(self.iter_records(experiment)))
+
+    # ---- writing ------------------------------------------------------------------------------
+    def __enter__(self) -> "RawStore":
+        self.open()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def open(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock = self.root / ".writer.lock"
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreLockedError(f"another collector is writing to {self.root} (lock {lock}); "
+                                   "wait for it or point this run at another store") from None
+        self._lock_fd = fd
+        self._attempts.clear()
+        for path in self.shards():
+            self._cut_partial_tail(path)
+            for _, rec in self._read_lines(path):
+                if rec is None:
+                    self.corrupt_lines += 1
+                    continue
+                self._remember(rec, on_duplicate="ignore")
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            if self.fsync:
+                os.fsync(fd)
+            os.close(fd)
+        self._fds.clear()
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _cut_partial_tail(self, path: Path) -> None:
+        size = path.stat().st_size
+        if size == 0:
+            return
+        with open(path, "rb+") as f:
+            f.seek(max(0, size - 1))
+            if f.read(1) == b"\n":
+                return
+            # walk back to the last newline; everything after it is one torn record
+            pos, block = size, 1 << 16
+            while pos > 0:
+                start = max(0, pos - block)
+                f.seek(start)
+                chunk = f.read(pos - start)
+                nl = chunk.rfind(b"\n")
+                if nl != -1:
+                    keep = start + nl + 1
+                    break
+                pos = start
+            else:
+                keep = 0
+            f.truncate(keep)
+        self.partial_lines_dropped += 1
+        log.warning("dropped a partial last line of %s (%d bytes) left by an interrupted writer", path, size - keep)
+
+    def _remember(self, rec: dict, *, on_duplicate: str) -> None:
+        rk, a = request_key(rec), int(rec["attempt"])
+        slot = self._attempts.setdefault(rk, {})
+        if a in slot:
+            if on_duplicate == "raise":
+                raise ValueError(f"raw store {self.root}: attempt {rk + (a,)} is already stored (append-only)")
+            self.duplicates_ignored += 1
+            return
+        slot[a] = {"valid": bool((rec.get("validation") or {}).get("is_valid")), "stop": bool(rec.get("stop")),
+                   "status": rec.get("status"), "prompt_sha256": rec.get("prompt_sha256")}
+
+    def append(self, rec: dict) -> None:
+        """Append one attempt record as one line; refuses a key that is already stored."""
+        if self._lock_fd is None:
+            raise RuntimeError(f"raw store {self.root}: open it for writing first (with store: ...)")
+        missing = [k for k in ATTEMPT_KEYS if rec.get(k) is None]
+        if missing:
+            raise ValueError(f"raw store {self.root}: record lacks key fields {missing}; expected {list(ATTEMPT_KEYS)}")
+        self._remember(rec, on_duplicate="raise")
+        path = self.shard_path(rec["experiment"], rec["model"])
+        fd = self._fds.get(path)
+        if fd is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = self._fds[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        data = (json.dumps(rec, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        if self.fsync:
+            os.fsync(fd)
+
+    # ---- resume -------------------------------------------------------------------------------
+    def attempts(self, request) -> dict[int, dict]:
+        """Stored attempts of a request: {attempt: {valid, stop, status, prompt_sha256}}."""
+        return dict(self._attempts.get(request_key(request), {}))
+
+    def next_attempt(self, request, max_attempts: int) -> int | None:
+        """The attempt to run next, or None when the request is complete (a valid attempt, a
+        non-retryable stop, or ``max_attempts`` attempts stored)."""
+        done = self._attempts.get(request_key(request), {})
+        if any(a["valid"] or a["stop"] for a in done.values()) or len(done) >= max_attempts:
+            return None
+        return max(done, default=0) + 1
+
+    # ---- index --------------------------------------------------------------------------------
+    INDEX_COLUMNS = (*ATTEMPT_KEYS, "request_id", "shard", "line", "status", "http_status", "error_kind", "tries",
+                     "valid", "stop", "served_model", "provider", "system_fingerprint", "prompt_tokens",
+                     "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256")
+
+    def _sizes(self) -> dict[str, int]:
+        return {str(p.relative_to(self.root)): p.stat().st_size for p in self.shards()}
+
+    def write_index(self):
+        """Rebuild ``index.parquet`` from the shards (atomically) and return it as a DataFrame."""
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows, seen = [], set()
+        for path in self.shards():
+            rel = str(path.relative_to(self.root))
+            for line, rec in self._read_lines(path):
+                if rec is None or attempt_key(rec) in seen:
+                    continue
+                seen.add(attempt_key(rec))
+                usage = rec.get("usage") or {}
+                err = rec.get("error") or {}
+                rows.append({**{k: rec.get(k) for k in ATTEMPT_KEYS}, "request_id": rec.get("request_id"),
+                             "shard": rel, "line": line, "status": rec.get("status"),
+                             "http_status": rec.get("http_status"), "error_kind": err.get("kind"),
+                             "tries": rec.get("tries"), "valid": bool((rec.get("validation") or {}).get("is_valid")),
+                             "stop": bool(rec.get("stop")), "served_model": rec.get("served_model"),
+                             "provider": rec.get("provider"), "system_fingerprint": rec.get("system_fingerprint"),
+                             "prompt_tokens": usage.get("prompt_tokens"),
+                             "completion_tokens": usage.get("completion_tokens"),
+                             "total_tokens": usage.get("total_tokens"), "latency_s": rec.get("latency_s"),
+                             "started_at": rec.get("started_at"), "finished_at": rec.get("finished_at"),
+                             "prompt_sha256": rec.get("prompt_sha256")})
+        df = pd.DataFrame(rows, columns=list(self.INDEX_COLUMNS))
+        for c in ("http_status", "tries", "prompt_tokens", "completion_tokens", "total_tokens"):
+            df[c] = df[c].astype("Int64")
+        for c in ("temperature", "latency_s"):
+            df[c] = df[c].astype("float64")
+        for c in ("replicate", "attempt", "line"):
+            df[c] = df[c].astype("int64")
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               b"shard_bytes": json.dumps(self._sizes()).encode()})
+        self.root.mkdir(parents=True, exist_ok=True)
+        out = self.root / INDEX_NAME
+        tmp = out.with_name(f".{INDEX_NAME}.{os.getpid()}.tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, out)
+        return df
+
+    def index(self):
+        """The parquet index, rebuilt first if any shard changed since it was written."""
+        import pyarrow.parquet as pq
+
+        out = self.root / INDEX_NAME
+        if out.exists():
+            table = pq.read_table(out)
+            meta = (table.schema.metadata or {}).get(b"shard_bytes")
+            if meta is not None and json.loads(meta) == self._sizes():
+                return table.to_pandas()
+        return self.write_index()

@@ -1,0 +1,472 @@
+"""Client and collector against a canned OpenAI-shaped HTTP server on 127.0.0.1.
+
+The server (stdlib http.server in a thread) answers deterministically from (model, prompt,
+replicate, attempt) and can inject faults per HTTP try: 429 with Retry-After, 500, a stall past
+the client timeout, HTTP 200 with an error body. It logs every try, so the tests can check what
+the client stored against what was sent.
+"""
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from lib import paths
+from lib.llm import labels, prompts
+from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request, _retry_after, attempt_seed
+from lib.llm.collect import build_requests, collect, dry_run
+from lib.llm.models import load_models
+from lib.llm.store import RawStore
+
+ANSWERS = [
+    '[{"Name": "Albert Einstein"}, {"Name": "Lise Meitner"}]',
+    'Here is the list:\n```json\n[{"Name": "Chien-Shiung Wu"}, {"Name": "Enrico Fermi"}]\n```',
+    "I'm sorry, but I can't provide that list because the criteria are contradictory.",
+    '[{"Name": "Paul Dirac"}, {"Name": "Richard Feyn',
+    "lorem ipsum",
+]
+
+
+def _u(*parts) -> float:
+    return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:8], "big") / 2**64
+
+
+class FakeOpenAI:
+    """A tiny OpenAI-compatible server; ``faults`` maps kind -> probability per HTTP try."""
+
+    def __init__(self, *, faults=None, retry_after="0.05", stall_s=0.6, latency_s=0.0, require_key=None,
+                 echo_auth=False):
+        self.faults = faults or {}
+        self.retry_after, self.stall_s, self.latency_s = retry_after, stall_s, latency_s
+        self.require_key, self.echo_auth = require_key, echo_auth
+        self.log, self.lock, self.auth_seen = [], threading.Lock(), Counter()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"   # keep-alive, as real endpoints
+
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.handle(self, body)
+
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256        # the stdlib default (5) drops bursts of connects
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda *a: None
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def answer(self, body, replicate, attempt):
+        prompt = body["messages"][-1]["content"]
+        u = _u(body["model"], prompt, replicate, attempt)
+        # first attempts fail more often, so re-asking is exercised
+        idx = 0 if u < (0.45 if attempt == "1" else 0.7) else 1 + int(4 * (u - (0.45 if attempt == "1" else 0.7)) / (0.55 if attempt == "1" else 0.3))
+        return ANSWERS[min(idx, 4)]
+
+    def _reply(self, h, status, payload, headers=()):
+        data = json.dumps(payload).encode()
+        try:
+            h.send_response(status)
+            for k, v in headers:
+                h.send_header(k, v)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def handle(self, h, body):
+        rid, rep, att, tr = (h.headers.get(k) for k in ("X-Request-Id", "X-Replicate", "X-Attempt", "X-Try"))
+        auth = h.headers.get("Authorization", "")
+        with self.lock:
+            self.auth_seen[auth] += 1
+        if self.require_key is not None and auth != f"Bearer {self.require_key}":
+            self._record(rid, att, tr, "401")
+            return self._reply(h, 401, {"error": {"code": 401, "message": "No auth credentials found"}})
+        u, kind, acc = _u("fault", rid, att, tr), "ok", 0.0
+        for k, p in self.faults.items():
+            acc += p
+            if u < acc:
+                kind = k
+                break
+        self._record(rid, att, tr, kind)
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        if kind == "429":
+            return self._reply(h, 429, {"error": {"code": 429, "message": "Rate limit exceeded: rate_limit_exceeded"}},
+                               [("Retry-After", self.retry_after)])
+        if kind == "500":
+            return self._reply(h, 500, {"error": {"code": 500, "message": "Internal Server Error"}})
+        if kind == "timeout":
+            time.sleep(self.stall_s)
+            return self._reply(h, 200, {"choices": [{"message": {"content": "[]"}}]})
+        if kind == "body_error":
+            msg = "Upstream error from provider" + (f" (request carried {auth})" if self.echo_auth else "")
+            return self._reply(h, 200, {"error": {"code": 502, "message": msg, "metadata": {"provider_name": "Fake"}}})
+        content = self.answer(body, rep, att)
+        self._reply(h, 200, {
+            "id": f"gen-{rid}-{att}", "object": "chat.completion", "created": 1700000000,
+            "model": body["model"] + "-served", "provider": "FakeProvider", "system_fingerprint": "fp_test",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 700, "completion_tokens": len(content) // 4, "total_tokens": 700 + len(content) // 4},
+        })
+
+    def _record(self, rid, att, tr, kind):
+        with self.lock:
+            self.log.append((rid, int(att), int(tr), kind, time.monotonic()))
+
+
+def _requests(models=("m-a", "m-b"), families=("top_k", "epoch", "twins"), replicates=2, experiment="t"):
+    out = []
+    for m in models:
+        for tp in prompts.task_params(list(families)):
+            for r in range(replicates):
+                out.append(Request(experiment=experiment, model=m, api_model=m, task=tp.family, param=tp.param,
+                                   temperature=0.5, replicate=r, messages=tuple(prompts.messages(tp.family, tp.param)),
+                                   seed=7))
+    return out
+
+
+def _fast(url, **kw):
+    base = dict(base_url=url, timeout_s=2.0, max_concurrency=8, max_tries=4, backoff_base_s=0.005, backoff_max_s=0.02)
+    return Endpoint(**{**base, **kw})
+
+
+@pytest.fixture
+def server():
+    s = FakeOpenAI()
+    yield s
+    s.close()
+
+
+def test_collects_every_request_keeps_first_valid_and_records_provenance(server, tmp_path):
+    reqs = _requests()
+    summary = collect(reqs, _fast(server.url), store_root=tmp_path)
+    recs = RawStore(tmp_path).records()
+    assert summary.requests == len(reqs) and summary.attempts_written == len(recs)
+    by_req = recs.groupby(["model", "task", "param", "replicate"])
+    for _, g in by_req:
+        g = g.sort_values("attempt")
+        valid = g["validation"].map(lambda v: v["is_valid"]).tolist()
+        assert g["attempt"].tolist() == list(range(1, len(g) + 1)) and len(g) <= 3
+        assert not any(valid[:-1]), "collection must stop at the first valid attempt"
+        assert valid[-1] or len(g) == 3
+    assert set(recs["served_model"]) == {"m-a-served", "m-b-served"}
+    assert set(recs["provider"]) == {"FakeProvider"} and set(recs["system_fingerprint"]) == {"fp_test"}
+    assert recs["usage"].map(lambda u: u["prompt_tokens"]).eq(700).all()
+    assert recs["latency_s"].gt(0).all() and recs["started_at"].le(recs["finished_at"]).all()
+    assert (recs["attempt"] > 1).any(), "the canned answers should force some re-asks"
+    # re-running is a no-op: everything is complete
+    again = collect(reqs, _fast(server.url), store_root=tmp_path)
+    assert again.already_complete == len(reqs) and again.attempts_written == 0
+
+
+def test_replicates_and_attempts_get_distinct_seeds_and_headers(server, tmp_path):
+    reqs = _requests(models=("m-a",), families=("top_k",), replicates=3)
+    collect(reqs, _fast(server.url), store_root=tmp_path)
+    recs = RawStore(tmp_path).records()
+    seeds = recs.assign(seed=recs["request"].map(lambda b: b["seed"])).groupby("param")["seed"]
+    assert (seeds.nunique() == seeds.size()).all(), "each (replicate, attempt) must send its own seed"
+    assert attempt_seed(7, 0, 1) != attempt_seed(7, 1, 1) != attempt_seed(7, 1, 2)
+    assert len({r.request_id for r in reqs}) == len(reqs)
+    logged = {(rid, a) for rid, a, *_ in server.log}
+    assert logged == set(zip(recs["request_id"], recs["attempt"]))
+
+
+def test_fault_storm_completes_with_correct_api_error_labels(tmp_path):
+    srv = FakeOpenAI(faults={"429": 0.20, "500": 0.05, "timeout": 0.02, "body_error": 0.04},
+                     retry_after="0.05", stall_s=0.5)
+    try:
+        reqs = _requests(families=prompts.FAMILY_ORDER, replicates=2)
+        summary = collect(reqs, _fast(srv.url, timeout_s=0.25, max_tries=3), store_root=tmp_path)
+    finally:
+        srv.close()
+    recs = RawStore(tmp_path).records()
+    lab = labels.label_attempts(recs, mode="paper")
+    kinds = Counter(k for *_, k, _ in srv.log)
+    assert kinds["429"] > 30 and kinds["500"] > 3 and kinds["timeout"] > 0 and kinds["body_error"] > 3
+    last = {}
+    for rid, att, tr, kind, _ in srv.log:
+        if tr >= last.get((rid, att), (0, None))[0]:
+            last[(rid, att)] = (tr, kind)
+    for rec, lp, lr in zip(recs.to_dict("records"), lab["label_paper"], lab["label_reference"]):
+        tries, kind = last[(rec["request_id"], rec["attempt"])]
+        failed = kind != "ok"
+        assert (rec["status"] == "api_error") == failed
+        assert (lp == "API error") == failed and (lr in ("provider_error", "rate_limit")) == failed
+        if failed:
+            assert tries == 3 and rec["tries"] == 3 and len(rec["try_log"]) == 3
+        else:
+            assert rec["tries"] == tries and rec["content"] is not None
+    # every request ended: a valid attempt or three attempts
+    done = recs.groupby(["model", "task", "param", "replicate"]).apply(
+        lambda g: g["validation"].map(lambda v: v["is_valid"]).any() or len(g) == 3, include_groups=False)
+    assert done.all() and len(done) == len(reqs)
+    # Retry-After was honoured: the next try of the same attempt came >= 0.05 s after a 429
+    times = {}
+    for rid, att, tr, kind, t in srv.log:
+        times[(rid, att, tr)] = (kind, t)
+    gaps = [times[(r, a, t + 1)][1] - ts for (r, a, t), (k, ts) in times.items() if k == "429" and (r, a, t + 1) in times]
+    assert gaps and min(gaps) >= 0.045
+    assert summary.api_error_attempts == int((recs["status"] == "api_error").sum()) > 0
+    print(f"\nfault storm: {sum(kinds.values())} tries {dict(kinds)}; {len(recs)} attempts, "
+          f"{summary.api_error_attempts} API-error attempts; labels {dict(Counter(lab['label_paper']))}; "
+          f"{summary.seconds:.2f} s")
+
+
+def test_canary_key_is_sent_but_never_stored_or_logged(tmp_path, monkeypatch, caplog):
+    canary = "sk-canary-" + hashlib.sha256(b"canary").hexdigest()[:24]
+    monkeypatch.setenv("LLM_TEST_CANARY_KEY", canary)
+    srv = FakeOpenAI(faults={"body_error": 0.3, "500": 0.1}, require_key=canary, echo_auth=True)
+    logfile = tmp_path / "collect.log"
+    handler = logging.FileHandler(logfile)
+    logging.getLogger("lib.llm").addHandler(handler)
+    caplog.set_level(logging.DEBUG, logger="lib.llm")
+    try:
+        reqs = _requests(families=("top_k", "twins"), replicates=2)
+        collect(reqs, _fast(srv.url, api_key_env="LLM_TEST_CANARY_KEY", max_tries=2), store_root=tmp_path / "raw")
+    finally:
+        logging.getLogger("lib.llm").removeHandler(handler)
+        handler.close()
+        srv.close()
+    assert srv.auth_seen[f"Bearer {canary}"] > 0 and set(srv.auth_seen) == {f"Bearer {canary}"}
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".jsonl" for p in files) and any(p.name == "index.parquet" for p in files)
+    for p in files:
+        assert canary.encode() not in p.read_bytes(), f"canary key leaked into {p}"
+    assert canary not in caplog.text
+    recs = RawStore(tmp_path / "raw").records()
+    assert recs["error"].dropna().map(lambda e: "[REDACTED]" in e["message"]).any(), "echoed key should be scrubbed"
+
+
+def test_missing_or_rejected_key_stops_without_storing(tmp_path, monkeypatch):
+    srv = FakeOpenAI(require_key="right")
+    try:
+        monkeypatch.delenv("LLM_TEST_NO_KEY", raising=False)
+        with pytest.raises(FatalAPIError, match="LLM_TEST_NO_KEY"):
+            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path)
+        monkeypatch.setenv("LLM_TEST_NO_KEY", "wrong")
+        with pytest.raises(FatalAPIError, match="HTTP 401"):
+            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path)
+    finally:
+        srv.close()
+    assert RawStore(tmp_path).records().empty
+
+
+def _mock(handler):
+    return httpx.MockTransport(handler)
+
+
+def _one(transport, **kw):
+    req = _requests(models=("m",), families=("top_k",), replicates=1)[0]
+
+    async def go():
+        async with ChatClient(_fast("http://mock/v1", **kw), transport=transport) as c:
+            return await c.attempt(req, 1)
+    return asyncio.run(go())
+
+
+def test_no_retry_for_400_and_quota_is_fatal():
+    calls = Counter()
+
+    def bad_request(request):
+        calls["400"] += 1
+        return httpx.Response(400, json={"error": {"code": 400, "message": "bad temperature"}})
+    rec = _one(_mock(bad_request))
+    assert calls["400"] == 1 and rec["status"] == "client_error" and rec["stop"] and rec["tries"] == 1
+
+    def quota(request):
+        calls["quota"] += 1
+        return httpx.Response(429, json={"error": {"code": "insufficient_quota", "message": "You exceeded your quota"}})
+    with pytest.raises(FatalAPIError, match="insufficient_quota"):
+        _one(_mock(quota))
+    assert calls["quota"] == 1
+
+
+def test_retries_exhaust_into_an_api_error_record_and_recover_when_possible():
+    seq = iter([httpx.Response(503, json={"error": {"message": "down"}}),
+                httpx.Response(200, json={"error": {"code": 502, "message": "provider died"}}),
+                httpx.Response(200, text="not json"),
+                httpx.Response(200, json={"model": "x", "choices": [{"message": {"content": "[]"}}]})])
+    rec = _one(_mock(lambda r: next(seq)), max_tries=4)
+    assert rec["status"] == "ok" and rec["tries"] == 4
+    assert [t["kind"] for t in rec["try_log"]] == ["server", "body_error", "bad_json"]
+    rec = _one(_mock(lambda r: httpx.Response(500, json={})), max_tries=3)
+    assert rec["status"] == "api_error" and rec["tries"] == 3 and rec["response"] == {}
+
+
+def test_request_body_passthrough_and_provider_pinning():
+    seen = {}
+
+    def capture(request):
+        seen.update(json.loads(request.content))
+        return httpx.Response(200, json={"choices": [{"message": {"content": "[]"}}]})
+    req = Request(experiment="e", model="llama-3.1-8b", api_model="meta-llama/llama-3.1-8b-instruct", task="top_k",
+                  param="top_5", temperature=0.25, replicate=4, messages=tuple(prompts.messages("top_k", "top_5")),
+                  seed=11, max_tokens=512, sub_provider="deepinfra/bf16")
+
+    async def go():
+        async with ChatClient(_fast("http://mock/v1", pin_provider=True), transport=_mock(capture)) as c:
+            return await c.attempt(req, 2)
+    asyncio.run(go())
+    assert seen["model"] == "meta-llama/llama-3.1-8b-instruct" and seen["temperature"] == 0.25
+    assert seen["max_tokens"] == 512 and seen["seed"] == attempt_seed(11, 4, 2) and seen["stream"] is False
+    assert seen["provider"] == {"order": ["deepinfra/bf16"], "allow_fallbacks": False}
+
+
+def test_retry_after_parsing():
+    assert _retry_after("3") == 3.0 and _retry_after("0.5") == 0.5 and _retry_after(None) is None
+    future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
+    assert 25 < _retry_after(future) <= 31
+    assert _retry_after("soon") is None
+
+
+def test_endpoint_validation_names_the_key():
+    with pytest.raises(ValueError, match="unknown endpoint key 'api_key'.*NAME of an environment variable"):
+        Endpoint.from_dict({"base_url": "https://openrouter.ai/api/v1", "api_key": "sk-x"}, where="params/real.yaml")
+    with pytest.raises(ValueError, match="params/real.yaml: endpoint.api_key_env must be an environment variable NAME"):
+        Endpoint.from_dict({"base_url": "https://x/v1", "api_key_env": "sk-abc"}, where="params/real.yaml")
+    with pytest.raises(ValueError, match="endpoint.headers must be a mapping without credentials"):
+        Endpoint.from_dict({"base_url": "https://x/v1", "headers": {"Authorization": "Bearer k"}})
+    with pytest.raises(ValueError, match="endpoint.max_tries must be an integer >= 1"):
+        Endpoint.from_dict({"base_url": "https://x/v1", "max_tries": 0})
+    ep = Endpoint.from_dict({"base_url": "http://127.0.0.1:1/v1", "model_id": "key"})
+    assert ep.api_key() is None and ep.model_id == "key"
+
+
+def test_build_requests_and_dry_run(capsys):
+    models = load_models()
+    sub = models[models["key"].isin(["llama-3.1-8b", "gemini-2.5-pro", "mistral-medium-3"])]
+    reqs = build_requests(sub, experiment="interventions", families=["biased_top_k"], replicates=62, seed=1)
+    assert len(reqs) == 3 * 12 * 62
+    gem = [r for r in reqs if r.model == "gemini-2.5-pro"]
+    assert all(len(r.messages) == 1 for r in gem) and all(len(r.messages) == 2 for r in reqs if r not in gem)
+    assert {r.temperature for r in reqs if r.model == "mistral-medium-3"} == {1.5}
+    grid = build_requests(sub.iloc[:1], experiment="temperature", families=["top_k"], temperatures=[0.0, 2.0])
+    assert sorted({r.temperature for r in grid}) == [0.0, 2.0] and len(grid) == 4
+    table = dry_run(reqs, models, output_tokens=1000)
+    out = capsys.readouterr().out
+    row = table.set_index("model").loc["mistral-medium-3"]
+    # hand check: 744 requests x 1000 output tokens x $2/Mtok = $1.488 plus input
+    assert row["requests"] == 744 and row["output_tokens"] == 744_000
+    assert row["cost_usd"] == pytest.approx(row["prompt_tokens"] * 0.4 / 1e6 + 1.488)
+    assert "no published price (cost not included): gemini-2.5-pro" in out and "mistral-medium-3" in out
+
+
+def test_cli_dry_run_prints_the_plan():
+    out = subprocess.run([sys.executable, "-m", "lib.llm.collect", "--dry-run", "--experiment", "x",
+                          "--models", "llama-3.1-8b,qwen3-8b", "--replicates", "2"],
+                         capture_output=True, text=True, cwd=paths.ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "llama-3.1-8b" in out.stdout and " 60 " in out.stdout and "total" in out.stdout
+
+
+# ---- crash safety: SIGKILL the collector at 20 random points and resume -----------------------
+WRITER = """
+import sys
+from lib.llm import prompts
+from lib.llm.client import Endpoint, Request
+from lib.llm.collect import collect
+url, root = sys.argv[1], sys.argv[2]
+reqs = [Request(experiment="kill", model=m, api_model=m, task=tp.family, param=tp.param, temperature=0.5,
+                replicate=r, messages=tuple(prompts.messages(tp.family, tp.param)), seed=3)
+        for m in ("m-a", "m-b") for tp in prompts.task_params(["top_k", "epoch", "field", "seniority"]) for r in range(3)]
+collect(reqs, Endpoint(base_url=url, max_concurrency=3, backoff_base_s=0.005), store_root=root, write_index=False)
+"""
+
+
+def _lines(root: Path) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in root.glob("*/*.jsonl"))
+
+
+def _content(root: Path) -> dict:
+    return {(r["model"], r["task"], r["param"], r["replicate"], r["attempt"]):
+            (r["content"], r["validation"]["is_valid"], r["request"]["seed"]) for r in RawStore(root).iter_records()}
+
+
+def test_sigkill_at_20_random_points_then_resume_equals_an_uninterrupted_run(tmp_path):
+    srv = FakeOpenAI(latency_s=0.004)
+    script = tmp_path / "writer.py"
+    script.write_text(WRITER)
+    env = {**os.environ, "PYTHONPATH": str(paths.ROOT)}
+    killed_root, clean_root = tmp_path / "killed", tmp_path / "clean"
+    rng = random.Random(20261130)
+    kills, torn = 0, 0
+    try:
+        while kills < 20:
+            target = _lines(killed_root) + rng.randint(1, 2) if killed_root.exists() else rng.randint(0, 2)
+            p = subprocess.Popen([sys.executable, str(script), srv.url, str(killed_root)], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            while p.poll() is None and (not killed_root.exists() or _lines(killed_root) < target):
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0, 0.006))
+            if p.poll() is not None:
+                break                     # finished before the kill point: the workload is done
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            kills += 1
+            if kills % 5 == 0:            # a torn write: half of a record left at a shard's end
+                shard = sorted(killed_root.glob("*/*.jsonl"))[kills % 2 - 1]
+                last = shard.read_bytes().splitlines(True)[-1]
+                with open(shard, "ab") as f:
+                    f.write(last[: len(last) // 2])
+                torn += 1
+        assert kills == 20, f"the workload finished after {kills} kills; it must absorb 20"
+        done = subprocess.run([sys.executable, str(script), srv.url, str(killed_root)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        subprocess.run([sys.executable, str(script), srv.url, str(clean_root)], env=env, check=True, timeout=60)
+    finally:
+        srv.close()
+    killed, clean = _content(killed_root), _content(clean_root)
+    assert killed == clean, "resumed store differs from the uninterrupted run"
+    raw_lines = [ln for p in killed_root.glob("*/*.jsonl") for ln in p.read_bytes().splitlines(True)]
+    assert len(raw_lines) == len(clean), "a record was duplicated or lost"
+    assert all(ln.endswith(b"\n") and json.loads(ln) for ln in raw_lines)
+    assert torn == 4
+
+
+def test_endpoint_from_a_profile():
+    from lib import config
+    quick = config.load_profile("quick")
+    ep = Endpoint.from_profile(quick.llm, base_url="http://127.0.0.1:9999/v1")
+    assert ep.model_id == "key" and ep.api_key_env is None and ep.max_concurrency == quick.llm.max_concurrency
+    assert ep.timeout_s == quick.llm.request_timeout_s and not ep.pin_provider
+    with pytest.raises(ValueError, match="llm.base_url is null"):
+        Endpoint.from_profile(quick.llm)
+    real = config.load_profile(paths.PARAMS / "real.example.yaml")
+    ep = Endpoint.from_profile(real.llm)
+    assert ep.pin_provider and ep.model_id == "api_model" and ep.api_key_env == "OPENROUTER_API_KEY"
+
+
+def test_collect_works_inside_a_running_event_loop(server, tmp_path):
+    """Jupyter kernels run an event loop; collect() must still work there (helper thread)."""
+    reqs = _requests(models=("m-a",), families=("top_k",), replicates=1)
+
+    async def notebook_cell():
+        return collect(reqs, _fast(server.url), store_root=tmp_path)
+    summary = asyncio.run(notebook_cell())
+    assert summary.requests == 2 and len(RawStore(tmp_path).records()) == summary.attempts_written > 0

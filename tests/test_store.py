@@ -1,0 +1,138 @@
+"""Raw store: append-only shards, attempt identity, partial lines, resume, parquet index."""
+import json
+import os
+
+import pytest
+
+from lib.llm.store import RawStore, StoreLockedError, attempt_key, request_key, shard_name
+
+
+def rec(model="m", task="top_k", param="top_5", temperature=0.5, replicate=0, attempt=1, valid=False, stop=False,
+        experiment="exp", **extra):
+    return {"experiment": experiment, "model": model, "task": task, "param": param, "temperature": temperature,
+            "replicate": replicate, "attempt": attempt, "status": "ok", "stop": stop, "prompt_sha256": "abc",
+            "validation": {"is_valid": valid, "message": "x", "extracted_data": None},
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}, "content": f"c{attempt}",
+            **extra}
+
+
+def test_layout_and_roundtrip(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec())
+        s.append(rec(model="org/model:free", replicate=1))
+    assert (tmp_path / "exp" / "m.jsonl").exists()
+    assert (tmp_path / "exp" / f"{shard_name('org/model:free')}.jsonl").exists()
+    got = list(RawStore(tmp_path).iter_records())
+    assert [r["model"] for r in got] == ["m", "org/model:free"]
+    assert all(line.endswith("\n") for p in tmp_path.glob("*/*.jsonl") for line in p.read_text().splitlines(True))
+
+
+def test_identity_includes_replicate_and_attempt_and_refuses_duplicates(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(replicate=0))
+        s.append(rec(replicate=1))           # same prompt, another replicate: a new request
+        s.append(rec(replicate=1, attempt=2))
+        with pytest.raises(ValueError, match=r"attempt \('exp', 'm', 'top_k', 'top_5', 0.5, 1, 2\) is already stored"):
+            s.append(rec(replicate=1, attempt=2))
+    assert len(list(RawStore(tmp_path).iter_records())) == 3
+    assert request_key(rec(temperature=0.1 + 0.2)) == request_key(rec(temperature=0.3))
+
+
+def test_record_missing_keys_is_refused(tmp_path):
+    r = rec()
+    del r["replicate"]
+    with RawStore(tmp_path) as s, pytest.raises(ValueError, match=r"lacks key fields \['replicate'\]"):
+        s.append(r)
+
+
+def test_partial_last_line_is_ignored_by_readers_and_cut_by_the_next_writer(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(attempt=1))
+        s.append(rec(attempt=2))
+    shard = tmp_path / "exp" / "m.jsonl"
+    whole = shard.read_bytes()
+    line3 = (json.dumps(rec(attempt=3)) + "\n").encode()
+    shard.write_bytes(whole + line3[:17])                    # a writer killed mid-record
+    assert [r["attempt"] for r in RawStore(tmp_path).iter_records()] == [1, 2]
+    s = RawStore(tmp_path)
+    with s:
+        assert s.partial_lines_dropped == 1 and shard.read_bytes() == whole
+        assert s.next_attempt(rec(), 3) == 3
+        s.append(rec(attempt=3))
+    assert [r["attempt"] for r in RawStore(tmp_path).iter_records()] == [1, 2, 3]
+
+
+def test_a_shard_that_is_only_a_partial_line_is_emptied(tmp_path):
+    (tmp_path / "exp").mkdir(parents=True)
+    (tmp_path / "exp" / "m.jsonl").write_bytes(b'{"experiment": "exp", "mo')
+    with RawStore(tmp_path) as s:
+        assert s.partial_lines_dropped == 1 and s.next_attempt(rec(), 3) == 1
+    assert (tmp_path / "exp" / "m.jsonl").read_bytes() == b""
+
+
+def test_resume_rules(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(param="a", attempt=1))
+        s.append(rec(param="b", attempt=1))
+        s.append(rec(param="b", attempt=2, valid=True))
+        s.append(rec(param="c", attempt=1, stop=True))
+        for a in (1, 2, 3):
+            s.append(rec(param="d", attempt=a))
+    with RawStore(tmp_path) as s:
+        assert s.next_attempt(rec(param="a"), 3) == 2          # continue after an invalid attempt
+        assert s.next_attempt(rec(param="b"), 3) is None       # a valid attempt ends the request
+        assert s.next_attempt(rec(param="c"), 3) is None       # a 400-type stop ends it
+        assert s.next_attempt(rec(param="d"), 3) is None       # all attempts used
+        assert s.next_attempt(rec(param="e"), 3) == 1
+        assert s.next_attempt(rec(param="a", replicate=5), 3) == 1
+
+
+def test_duplicate_lines_on_disk_are_ignored_first_wins(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(content="first"))
+    shard = tmp_path / "exp" / "m.jsonl"
+    with open(shard, "a") as f:
+        f.write(json.dumps(rec(content="second")) + "\n")
+    got = list(RawStore(tmp_path).iter_records())
+    assert len(got) == 1 and got[0]["content"] == "first"
+    with RawStore(tmp_path) as s:
+        assert s.duplicates_ignored == 1
+    assert len(RawStore(tmp_path).index()) == 1
+
+
+def test_single_writer_lock(tmp_path):
+    with RawStore(tmp_path):
+        with pytest.raises(StoreLockedError, match="another collector is writing"):
+            RawStore(tmp_path).open()
+    with RawStore(tmp_path):                                  # released on close
+        pass
+
+
+def test_append_requires_an_open_writer(tmp_path):
+    with pytest.raises(RuntimeError, match="open it for writing first"):
+        RawStore(tmp_path).append(rec())
+
+
+def test_index_is_typed_located_and_rebuilt_when_shards_change(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(attempt=1, served_model="m-1", tries=2, http_status=200, latency_s=0.5))
+        s.append(rec(attempt=2, valid=True))
+    idx = RawStore(tmp_path).index()
+    assert (tmp_path / "index.parquet").exists()
+    assert idx["attempt"].tolist() == [1, 2] and idx["valid"].tolist() == [False, True]
+    assert idx["shard"].tolist() == ["exp/m.jsonl"] * 2 and idx["line"].tolist() == [0, 1]
+    assert idx.loc[0, "served_model"] == "m-1" and idx.loc[0, "tries"] == 2 and idx["total_tokens"].tolist() == [15, 15]
+    assert str(idx["tries"].dtype) == "Int64" and idx["temperature"].dtype == float
+    with RawStore(tmp_path) as s:
+        s.append(rec(replicate=3))
+    assert len(RawStore(tmp_path).index()) == 3              # stale index rebuilt
+    os.utime(tmp_path / "index.parquet")
+    assert len(RawStore(tmp_path).index()) == 3
+
+
+def test_records_frame_and_experiment_filter(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(experiment="a"))
+        s.append(rec(experiment="b"))
+    assert RawStore(tmp_path).records("a")["experiment"].tolist() == ["a"]
+    assert attempt_key(rec()) == ("exp", "m", "top_k", "top_5", 0.5, 0, 1)
