@@ -1,0 +1,211 @@
+"""Confidence intervals, paired tests, agreement and group aggregation used across the three papers.
+
+A leaf module: it imports only numpy, scipy, statsmodels and pandas, so every analysis package
+can use it without pulling anything else in.
+
+LLMScholarBench reports every metric as mean ± 95 % CI (reference §2.10): a Wilson score
+interval for the binary metrics (validity, refusal) and an unclipped Student-t interval for the
+others, pooled over all per-attempt values of a group (no per-model averaging first).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+#: Metrics LLMScholarBench treats as proportions of 0/1 outcomes (Wilson intervals).
+BINARY_METRICS = frozenset({"validity_pct", "refusal_pct"})
+
+
+def wilson_ci(successes: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion.
+
+    Definition: with p̂ = s/n and z = Φ⁻¹(1 − α/2),
+    centre = (p̂ + z²/2n)/(1 + z²/n), half = z·sqrt(p̂(1−p̂)/n + z²/4n²)/(1 + z²/n),
+    interval = centre ∓ half. Same numbers as statsmodels
+    ``proportion_confint(method="wilson")``, which the LLMScholarBench reference uses for
+    validity and refusal (reference §2.10).
+
+    Interpretation: a (1 − α) interval for the success probability that stays inside [0, 1]
+    and behaves well at p̂ = 0 or 1, unlike the Wald interval.
+
+    Edge cases: n = 0 gives (nan, nan); successes outside [0, n] raise ValueError.
+    """
+    if n < 0:
+        raise ValueError(f"wilson_ci: n must be >= 0, got {n}")
+    if n == 0:
+        return (float("nan"), float("nan"))
+    if successes < 0 or successes > n:
+        raise ValueError(f"wilson_ci: successes must lie in [0, n={n}], got {successes}")
+    z = _st.norm.ppf(1 - alpha / 2)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
+
+
+def t_ci(values: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """Student-t interval for a mean: (mean, low, high).
+
+    Definition: mean ∓ t_{1−α/2, n−1} · s/√n, with s the ddof=1 standard deviation over the
+    non-missing values (reference §2.10, ``aggregate_per_group``).
+
+    Interpretation: a (1 − α) interval for the mean of the per-attempt metric values. As in the
+    reference it is not clipped to [0, 1], so bounded metrics can show bounds past 0 or 1.
+
+    Edge cases: NaNs are dropped; no value gives (nan, nan, nan); one value gives
+    (value, nan, nan) because the spread is undefined; constant values give a zero-width interval.
+    """
+    x = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
+    x = x[~np.isnan(x)]
+    n = x.size
+    if n == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    mean = float(x.mean())
+    if n == 1:
+        return (mean, float("nan"), float("nan"))
+    half = float(_st.t.ppf(1 - alpha / 2, n - 1) * x.std(ddof=1) / np.sqrt(n))
+    return (mean, mean - half, mean + half)
+
+
+def mcnemar(b: int, c: int, exact: bool = True) -> float:
+    """McNemar's test p-value for paired binary outcomes from the two discordant counts.
+
+    Definition: b = pairs that are 1 under A and 0 under B, c = the reverse. Exact: two-sided
+    binomial test of b ~ Binomial(b + c, ½), p = min(1, 2·P[X ≤ min(b, c)]). Asymptotic
+    (``exact=False``): χ² = (|b − c| − 1)² / (b + c) with continuity correction, 1 df.
+
+    Interpretation: small p means the two conditions change outcomes in one direction more
+    than the other (used by the authority-bias paper for the instruction effect).
+
+    Edge cases: b + c = 0 (no discordant pair) gives p = 1.0; negative counts raise ValueError.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"mcnemar: discordant counts must be >= 0, got b={b}, c={c}")
+    n = int(b) + int(c)
+    if n == 0:
+        return 1.0
+    if exact:
+        return float(min(1.0, 2.0 * _st.binom.cdf(min(b, c), n, 0.5)))
+    stat = (abs(b - c) - 1.0) ** 2 / n
+    return float(_st.chi2.sf(stat, 1))
+
+
+def cohens_kappa(labels_a: Sequence, labels_b: Sequence) -> float:
+    """Cohen's kappa between two raters' labels of the same items.
+
+    Definition: κ = (p_o − p_e)/(1 − p_e), p_o the observed agreement, p_e = Σ_k p_a(k)·p_b(k)
+    the agreement expected from the two marginal label distributions.
+
+    Interpretation: 1 = perfect agreement, 0 = chance level, < 0 = worse than chance.
+
+    Edge cases: lengths must match (ValueError naming both lengths); an empty input gives nan;
+    when both raters use one and the same label throughout (p_e = 1) kappa is 1.0 if they agree
+    everywhere (they then do), matching the convention that perfect agreement scores 1.
+    """
+    a = list(labels_a)
+    b = list(labels_b)
+    if len(a) != len(b):
+        raise ValueError(f"cohens_kappa: labels_a has {len(a)} items but labels_b has {len(b)}")
+    n = len(a)
+    if n == 0:
+        return float("nan")
+    cats = sorted(set(a) | set(b), key=repr)
+    idx = {k: i for i, k in enumerate(cats)}
+    m = np.zeros((len(cats), len(cats)))
+    for x, y in zip(a, b):
+        m[idx[x], idx[y]] += 1
+    m /= n
+    po = float(np.trace(m))
+    pe = float(m.sum(axis=1) @ m.sum(axis=0))
+    if np.isclose(pe, 1.0):
+        return 1.0 if np.isclose(po, 1.0) else 0.0
+    return (po - pe) / (1 - pe)
+
+
+def aggregate_per_group(
+    per_attempt: pd.DataFrame,
+    by: Sequence[str],
+    *,
+    value: str = "metric_value",
+    metric_col: str = "metric_name",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Aggregate per-attempt metric values by group with 95 % CIs (LLMScholarBench reference §2.10).
+
+    For each group of ``by`` (include ``metric_col`` in ``by`` when the table holds several
+    metrics), over the non-missing values: n, mean, std (ddof=1), median, sum; then
+    ci_low/ci_high from a Wilson interval (count = sum, nobs = n) when the metric is binary
+    (validity_pct, refusal_pct), else from an unclipped t-interval; ``ci`` = half the width.
+
+    Faithful to the reference: every attempt of the group is pooled (a model with more valid
+    attempts weighs more); groups whose key has a NaN are dropped like pandas' default
+    ``dropna=True``. Groups of one value get NaN t-bounds.
+
+    Returns one row per group with columns by + [n, mean, std, median, sum, ci_low, ci_high, ci].
+    """
+    missing = [c for c in [*by, value] if c not in per_attempt.columns]
+    if missing:
+        raise KeyError(f"aggregate_per_group: per-attempt table lacks column(s) {missing}; "
+                       f"has {list(per_attempt.columns)}")
+    rows = []
+    for key, g in per_attempt.groupby(list(by), dropna=True, observed=True, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        v = g[value].astype(float).dropna().to_numpy()
+        rec = dict(zip(by, key))
+        n = v.size
+        rec.update(n=n, mean=v.mean() if n else np.nan, std=v.std(ddof=1) if n > 1 else np.nan,
+                   median=np.median(v) if n else np.nan, sum=v.sum())
+        metric = rec.get(metric_col, g[metric_col].iloc[0] if metric_col in g.columns else None)
+        if metric in BINARY_METRICS:
+            lo, hi = wilson_ci(float(v.sum()), n, alpha) if n else (np.nan, np.nan)
+        else:
+            _, lo, hi = t_ci(v, alpha)
+        rec.update(ci_low=lo, ci_high=hi, ci=(hi - lo) / 2)
+        rows.append(rec)
+    cols = [*by, "n", "mean", "std", "median", "sum", "ci_low", "ci_high", "ci"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def bootstrap_over_prompts(
+    df: pd.DataFrame,
+    statistic: Callable[[pd.DataFrame], float],
+    *,
+    prompt_col: str,
+    n_boot: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Cluster bootstrap over prompts: (estimate, low, high).
+
+    Definition: resample the distinct values of ``prompt_col`` with replacement ``n_boot``
+    times, rebuild the table from all rows of the drawn prompts (a prompt drawn twice enters
+    twice), recompute ``statistic`` and take the α/2 and 1 − α/2 percentiles.
+
+    Interpretation: rows that share a prompt (replicates, attempts, recommended names) are not
+    independent; resampling whole prompts keeps that dependence, so the interval is honest
+    about the number of prompts rather than the number of rows.
+
+    Edge cases: an empty table gives (nan, nan, nan); replicates where the statistic is NaN are
+    ignored in the percentiles; one prompt gives a degenerate interval at the estimate.
+    """
+    if prompt_col not in df.columns:
+        raise KeyError(f"bootstrap_over_prompts: column {prompt_col!r} not in table {list(df.columns)}")
+    if df.empty:
+        return (float("nan"), float("nan"), float("nan"))
+    est = float(statistic(df))
+    groups = {k: g for k, g in df.groupby(prompt_col, sort=True, dropna=False)}
+    keys = list(groups)
+    rng = np.random.default_rng(seed)
+    reps = np.empty(n_boot)
+    for i in range(n_boot):
+        draw = rng.integers(0, len(keys), len(keys))
+        reps[i] = statistic(pd.concat([groups[keys[j]] for j in draw], ignore_index=True))
+    reps = reps[~np.isnan(reps)]
+    if reps.size == 0:
+        return (est, float("nan"), float("nan"))
+    lo, hi = np.percentile(reps, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return (est, float(lo), float(hi))

@@ -1,0 +1,97 @@
+"""Paper corpus: the synthetic design, determinism, validation errors and the released-data loader."""
+import json
+
+import pandas as pd
+import pytest
+
+from lib.authority.corpus import CorpusError, PaperCorpus, load_released, load_released_responses, synthetic_corpus, topics_table
+from lib.authority.topics import PILOT_TOPICS, TOPICS
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return synthetic_corpus(42)
+
+
+def test_design_25_topics_50_papers_stratified(corpus):
+    p = corpus.papers
+    assert len(TOPICS) == 25 and p["topic"].nunique() == 25 and len(p) == 1250
+    per = p.groupby(["topic", "tier"]).size().unstack()
+    assert (per["top"] == 15).all() and (per["mid"] == 15).all() and (per["low"] == 10).all() and (per["emerging"] == 10).all()
+    assert p.loc[p["tier"] == "emerging", "year"].between(2024, 2026).all()
+    assert p.loc[p["tier"] != "emerging", "year"].between(2018, 2023).all()
+    # strata are ordered by citations, as a citation-stratified sample should be
+    med = p.groupby("tier")["citation_count"].median()
+    assert med["top"] > med["mid"] > med["low"]
+    assert set(PILOT_TOPICS) <= set(TOPICS)
+
+
+def test_ten_distinct_queries_per_topic(corpus):
+    q = corpus.queries
+    assert len(q) == 250 and (q.groupby("topic").size() == 10).all() and q["query"].is_unique
+    assert q["query_id"].iloc[0] == "knowledge_distillation_q1"
+    assert q["query"].str.endswith("?").all()
+
+
+def test_deterministic_and_subset_stable(corpus):
+    again = synthetic_corpus(42, topics=["Sentiment Analysis"])
+    full = corpus.papers[corpus.papers["topic"] == "Sentiment Analysis"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(again.papers, full)
+    assert not synthetic_corpus(43, topics=["Sentiment Analysis"]).papers.equals(again.papers)
+
+
+def test_abstracts_are_long_enough_to_be_truncated(corpus):
+    assert (corpus.papers["abstract"].str.len() > 250).all()
+    assert (corpus.papers["abstract"].str.len() > 400).mean() > 0.2
+
+
+def test_validation_names_table_column_and_row(corpus):
+    bad = corpus.papers.copy()
+    bad.loc[3, "citation_count"] = -1
+    with pytest.raises(CorpusError, match=r"papers\.citation_count.*row 3"):
+        PaperCorpus(bad, corpus.authors, corpus.queries)
+    with pytest.raises(CorpusError, match=r"lacks column\(s\) \['tier'\]"):
+        PaperCorpus(corpus.papers.drop(columns="tier"), corpus.authors, corpus.queries)
+    a = corpus.authors.copy()
+    a.loc[0, "affiliations"] = "Stanford"
+    with pytest.raises(CorpusError, match=r"authors\.affiliations must be a tuple"):
+        PaperCorpus(corpus.papers, a, corpus.queries)
+
+
+def test_topics_table(corpus):
+    t = topics_table(corpus)
+    assert len(t) == 25 and (t["papers"] == 50).all() and (t["queries"] == 10).all()
+    assert t.loc[0, "example_query"] == corpus.queries.loc[0, "query"]
+
+
+def _paper(pid, tier="top", h=10):
+    return {"paper_id": pid, "title": f"Title {pid}", "abstract": "A" * 50, "year": 2020, "venue": "arXiv",
+            "citation_count": 5, "tier": tier, "authors": [{"name": "A B", "h_index": h, "affiliations": ["MIT"]}]}
+
+
+def test_load_released_json(tmp_path):
+    papers = {"Topic X": [_paper(f"p{i}") for i in range(10)]}
+    (tmp_path / "scholar_papers.json").write_text(json.dumps(papers))
+    sets = {"Topic X": [{"query_id": "topic_x_q1", "topic": "Topic X", "query": "What?",
+                         "candidates": {"original": [{"paper_id": f"p{i}"} for i in range(10)]}}]}
+    (tmp_path / "experiment_sets.json").write_text(json.dumps(sets))
+    c = load_released(tmp_path)
+    assert not c.synthetic and len(c.papers) == 10 and len(c.authors) == 10 and len(c.candidates) == 10
+    assert c.authors.loc[0, "affiliations"] == ("MIT",)
+    res = tmp_path / "results"
+    res.mkdir()
+    rows = [{"model": "m", "variant": "baseline", "condition": "original", "topic": "Topic X", "query_id": "topic_x_q1",
+             "response": "Paper 3", "elapsed_seconds": 1.5, "recommended": 3}]
+    (res / "results_1.json").write_text(json.dumps(rows))
+    (res / "1n_pilot_x.json").write_text("not json")          # pilot files are skipped like the reference
+    r = load_released_responses(tmp_path)
+    assert r.loc[0, "instruction"] == "baseline" and r.loc[0, "latency_s"] == 1.5
+
+
+def test_load_released_errors_name_file_and_key(tmp_path):
+    broken = {"Topic X": [dict(_paper("p1"), authors=[{"h_index": 3}])]}
+    (tmp_path / "scholar_papers.json").write_text(json.dumps(broken))
+    with pytest.raises(CorpusError, match=r"scholar_papers\.json.*authors\[0\] lacks key 'name'"):
+        load_released(tmp_path)
+    with pytest.raises(CorpusError, match="file not found"):
+        load_released(tmp_path / "nowhere")
