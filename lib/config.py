@@ -260,12 +260,18 @@ def _promise_errors(prof: Profile, where: str) -> list[str]:
 
 
 def _real_data_errors(prof: Profile, where: str) -> list[str]:
+    """Given real inputs must be there; the raw-response release is checked for its layout too."""
     errs = []
     for key, value in prof.real_data.model_dump().items():
-        if value is not None:
-            p = Path(value) if Path(value).is_absolute() else paths.ROOT / value
-            if not p.exists():
-                errs.append(f"{where}: key 'real_data.{key}': path {value!r} does not exist")
+        if value is None:
+            continue
+        p = Path(value) if Path(value).is_absolute() else paths.ROOT / value
+        if not p.exists():
+            errs.append(f"{where}: key 'real_data.{key}': path {value!r} does not exist")
+        elif key == "raw_responses_dir":
+            from lib.llm import release
+
+            errs += [f"{where}: key 'real_data.{key}': {msg}" for msg in release.check_release(p)]
     return errs
 
 

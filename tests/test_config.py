@@ -57,6 +57,14 @@ def test_bad_profiles_name_file_key_and_expectation(tmp_path, text, fragments):
         assert frag in str(exc.value), str(exc.value)
 
 
+def test_raw_responses_dir_without_a_release_names_the_doi(tmp_path):
+    empty = tmp_path / "llmscholarbench"
+    empty.mkdir()
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, GOOD + f"real_data: {{raw_responses_dir: {empty}}}\n"))
+    assert "key 'real_data.raw_responses_dir'" in str(exc.value) and "10.5281/zenodo.20417107" in str(exc.value)
+
+
 def test_unknown_profile_name_lists_the_known_ones():
     with pytest.raises(config.ProfileError, match="known profiles: .*quick"):
         config.load_profile("quik")
