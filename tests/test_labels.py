@@ -83,8 +83,120 @@ def test_api_errors():
     assert labels.paper_label(timeout)["label"] == "API error"
     limited = rec(None, status="api_error", error={"kind": "body_error", "message": "rate_limit_exceeded upstream"})
     assert labels.reference_label(limited)["label"] == "rate_limit"
+    # an internal_server_error from the live client is not a Gemini final failure: rule 1 does not apply
+    server = rec(None, status="api_error", error={"kind": "server", "message": "HTTP 500: internal_server_error"})
+    assert labels.reference_label(server)["label"] == "provider_error"
+
+
+def test_infrastructure_failure_has_no_original_output_faithfully():
+    """Reference §2.1: error.message is read from full_api_response, which an infrastructure failure
+    (exception) lacks; refusal detection then reads the result message (§2.4), so is_refusal is 0, not -1."""
+    timeout = rec(None, status="api_error", error={"kind": "timeout", "message": "no complete response within 120 s"})
     row = labels.label_record(timeout)
-    assert row["result_original_output"] == "no complete response within 120 s" and row["is_refusal"] == 0
+    assert row["result_original_output"] is None
+    assert row["result_original_message"] == "Infrastructure failure - API call failed"
+    assert row["is_refusal"] == 0 and row["is_refusal_corrected"] == 0
+    assert labels.label_record(timeout, corrected=True)["result_original_output"] == "no complete response within 120 s"
+    # an error *response* (HTTP 200 with an error body) carries error.message in the response
+    body = rec(None, status="api_error", error={"kind": "body_error", "message": "Provider returned error"})
+    assert labels.label_record(body)["result_original_output"] == "Provider returned error"
+    assert labels.original_output(rec(None, status="api_error", error=None)) is None
+    # no text and no message at all: unknown
+    bare = rec("", status="ok")
+    assert labels.label_record(bare)["result_original_output"] is None and labels.label_record(bare)["is_refusal"] == -1
+
+
+def gemini_failure(error, **kw):
+    """A store record as lib.llm.release imports a Gemini final failure (no full_api_response)."""
+    file = {"category": "top_k", "variable": "top_5", "attempt": 3, "error": error,
+            "validation_result": {"is_valid": False, "message": f"API error: {error}", "extracted_data": None}}
+    r = rec(None, status="api_error", error={"kind": "exception", "code": None, "message": error}, **kw)
+    r.update(validation=file["validation_result"], release_record=file, release_shape="gemini_failure")
+    return r
+
+
+@pytest.mark.parametrize("error,label", [
+    ("500 Internal error encountered. internal_server_error", "server_error"),
+    ("429 Resource exhausted: rate_limit_exceeded. Please retry later.", "rate_limit"),
+    ("504 Deadline Exceeded", "invalid"),
+    ("503 Service Unavailable", "invalid"),
+    ("internal_server_error after rate_limit_exceeded", "server_error"),     # rule 1 checks server errors first
+])
+def test_gemini_final_failure_rule_1(error, label):
+    r = gemini_failure(error)
+    got = labels.reference_label(r)
+    assert (got["label"], got["is_valid"], got["items"], got["names"]) == (label, False, None, [])
+    assert got["message"] == f"API error: {error}"
+    row = labels.label_record(r)
+    assert row["label_reference"] in labels.REFERENCE_LABELS
+    assert row["label_paper"] == "API error"            # a failed request, whatever the reference calls it
+    assert row["result_original_output"] is None and row["is_refusal"] == 0
+    assert labels.label_record(r, corrected=True)["result_original_output"] == error
+    # the shape alone, or the release file alone, marks the record
+    no_shape = {k: v for k, v in r.items() if k != "release_shape"}
+    assert labels.reference_label(no_shape)["label"] == label
+    assert labels.reference_label({k: v for k, v in r.items() if k != "release_record"})["label"] == label
+    assert labels.gemini_failure_label(error) == label
+
+
+def test_server_error_is_an_api_error_label_in_both_label_sets():
+    assert "server_error" in labels.REFERENCE_LABELS and "server_error" in labels.API_ERROR_LABELS
+    assert set(labels.API_ERROR_LABELS) <= set(labels.REFERENCE_LABELS)
+    assert not set(labels.API_ERROR_LABELS) & set(labels.VALID_FLAGS)
+    recs = [gemini_failure("500 internal_server_error", attempt=1), gemini_failure("rate_limit_exceeded", attempt=2),
+            rec(None, status="api_error", attempt=3, error={"kind": "timeout", "message": "t"}),
+            rec('[{"Name": "A B"}]', replicate=1)]
+    lab = labels.label_attempts(recs)
+    assert lab["label_reference"].tolist() == ["server_error", "rate_limit", "provider_error", "valid"]
+    assert lab["label_paper"].tolist() == ["API error", "API error", "API error", "valid"]
+    assert lab["valid_attempt"].tolist() == [False, False, False, True]
+
+
+def grounded(parts, content=None):
+    """An imported grounded Gemini answer whose saved text fails the LLMCaller check with "Extra data"."""
+    content = parts[0] if content is None and parts and isinstance(parts[0], str) else (content or "")
+    r = rec(content, task="twins", param="famous_female")
+    r.update(grounded=True, answer_parts=parts,
+             validation={"is_valid": False, "message": "Invalid JSON format: Extra data: line 1 column 3 (char 2)",
+                         "extracted_data": None})
+    return r
+
+
+def names_of(parts):
+    return [n["name"] for n in labels.reference_label(grounded(parts))["names"]]
+
+
+def test_grounded_repair_reads_the_reference_part():
+    a, b, c, d, e = ('[{"Name": "Ann Part%d"}] ]' % i for i in range(5))
+    intro = "Searching the web first."
+    assert labels.repair_text(grounded([a, b, c])) == b
+    assert names_of([intro, b, c]) == ["Ann Part1"]                       # 3 parts: part 1
+    assert names_of([intro, a, c, d]) == ["Ann Part2"]                    # 4 parts: part 2
+    assert names_of([a, intro]) == ["Ann Part0"]                          # 2 parts: part -2 = part 0
+    assert names_of([intro, a, b, d, e]) == ["Ann Part3"]                 # 5 parts: part -2 = part 3
+    assert names_of([b, a, c]) == ["Ann Part0"]                           # not the saved text (part 0)
+    # one part: a stray "Tsunami" key becomes "Name" (without the rewrite the element is skipped: invalid)
+    tsunami = '[{"Tsunami": "Ada Yonath"}, {"Tsunami": "Donna Strickland"}] ]'
+    assert names_of([tsunami]) == ["Ada Yonath", "Donna Strickland"]
+    plain = grounded([tsunami])
+    del plain["answer_parts"]
+    assert labels.repair_text(plain) == tsunami and labels.reference_label(plain)["label"] == "invalid"
+    # in a 3-part answer the rewrite does not apply (reference: only a single part's text)
+    assert labels.reference_label(grounded([intro, tsunami, c]))["label"] == "invalid"
+    # no parts, or a part without text: nothing to repair
+    assert labels.reference_label(grounded([], content="x ]"))["label"] == "invalid"
+    assert labels.reference_label(grounded([intro, None, c]))["label"] == "invalid"
+
+
+def test_grounded_part_selection_survives_a_table_round_trip():
+    import numpy as np
+
+    parts = ["Searching.", '[{"Name": "Zoltan Toroczkai"}] ]', "Sources"]
+    df = pd.DataFrame([grounded(parts), rec('[{"Name": "A B"}]', replicate=1)])
+    df.at[0, "answer_parts"] = np.array(parts, dtype=object)        # as parquet hands lists back
+    out = labels.label_attempts(df)
+    assert out["label"].tolist() == ["verbose", "valid"]
+    assert [n["name"] for n in out.loc[0, "names_reference"]] == ["Zoltan Toroczkai"]
 
 
 def test_refusal_flag_uses_the_reasoning_trace_first():
@@ -158,9 +270,36 @@ def test_5000_fuzzed_outputs_never_crash_the_labeller():
     for i, s in enumerate(outputs):
         r = rec(s, tasks[i % 6], reasoning=s if i % 11 == 0 else None)
         row = labels.label_record(r, corrected=bool(i % 2))
-        assert row["label_paper"] in labels.PAPER_LABELS
+        assert row["label_paper"] in labels.PAPER_LABELS and row["label_reference"] in labels.REFERENCE_LABELS
         seen["ref"].add(row["label_reference"])
         seen["paper"].add(row["label_paper"])
         assert row["is_refusal"] in (-1, 0, 1)
     assert {"verbose", "invalid", "empty", "skipped-item"} <= seen["ref"] and {"verbose", "fixed", "invalid", "refused"} <= seen["paper"]
     print(f"\nfuzz: 5000 outputs labelled in {time.perf_counter() - t0:.2f} s; labels {sorted(seen['paper'])}")
+
+
+# ---- imported release records (lib.llm.release; fixtures tests/data/release_lsb/clean) -------
+def test_original_output_and_api_errors_of_imported_records(tmp_path):
+    from lib import paths
+    from lib.llm.release import import_release
+    from lib.llm.store import RawStore
+
+    import_release(paths.TEST_DATA / "release_lsb" / "clean", store_root=tmp_path, progress=False, write_index=False)
+    recs = list(RawStore(tmp_path).iter_records())
+    lab = labels.label_attempts(recs).assign(shape=[r["release_shape"] for r in recs])
+    out = {r["release_path"].split("/", 3)[-1]: row for r, (_, row) in zip(recs, lab.iterrows())}
+    infra = out["run_20251104_143005/top_k_top_5/attempt1_20251104_143020.json"]
+    assert infra["shape"] == "infra_failure" and infra["result_original_output"] is None      # faithful [!]
+    assert infra["is_refusal"] == 0                      # from "Infrastructure failure - API call failed"
+    error_response = out["run_20251104_143005/top_k_top_5/attempt2_20251104_143140.json"]
+    assert error_response["result_original_output"] == "Provider returned error"
+    gem = lab[lab["shape"] == "gemini_failure"]
+    assert len(gem) == 3 and gem["result_original_output"].isna().all()
+    assert sorted(gem["label_reference"]) == ["invalid", "rate_limit", "server_error"]
+    # both label sets agree on which requests failed (a Gemini final failure the reference calls invalid too)
+    failed = lab["shape"].isin(["infra_failure", "error_response", "gemini_failure"])
+    assert ((lab["label_paper"] == "API error") == failed).all()
+    assert lab.loc[lab["label_reference"].isin(labels.API_ERROR_LABELS), "label_paper"].eq("API error").all()
+    assert set(lab["label_reference"]) <= set(labels.REFERENCE_LABELS)
+    corrected = labels.label_attempts(recs, mode="paper")
+    assert corrected.loc[infra.name, "result_original_output"] == "Request timed out."

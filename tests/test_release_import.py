@@ -247,8 +247,7 @@ REFERENCE_LABELS = {
     # Gemini final failure: rule 1 (no full_api_response)
     GR + "seniority_senior/attempt3_20260105_100400.json": "rate_limit",
 }
-# Rule 1 of reference §2.1 gives these 'server_error' / 'invalid'; lib.llm.labels has no branch for a
-# record without full_api_response and labels every api_error 'provider_error' (reported to the lead).
+# Rule 1 of reference §2.1 (a record without full_api_response): 'server_error' / 'invalid'
 REFERENCE_LABELS_RULE1 = {
     GR + "epoch_2000s/attempt3_20260105_100422.json": "server_error",
     GR + "seniority_early_career/attempt3_20260105_100433.json": "invalid",
@@ -274,14 +273,10 @@ def test_labels_match_the_reference(labelled, rel):
 
 
 @pytest.mark.parametrize("rel", sorted(REFERENCE_LABELS_RULE1))
-@pytest.mark.xfail(strict=True, reason="lib.llm.labels lacks reference §2.1 rule 1 (server_error / invalid for "
-                                       "a Gemini final failure); see the importer's report")
 def test_gemini_final_failure_labels_follow_rule_1(labelled, rel):
     assert labelled.loc[rel, "label"] == REFERENCE_LABELS_RULE1[rel]
 
 
-@pytest.mark.xfail(strict=True, reason="lib.llm.labels repairs the saved text (part 0); the reference repairs part 1 "
-                                       "of a three-part grounded answer (kept in answer_parts); see the importer's report")
 def test_grounded_repair_reads_the_part_the_reference_reads(labelled):
     rel = GR + "twins_random_female/attempt1_20260105_100052.json"
     assert [n["name"] for n in labelled.loc[rel, "names_reference"]] == ["Zoltán Toroczkai"]

@@ -7,11 +7,14 @@ Three layers, all pure functions of one stored attempt record (see :mod:`lib.llm
    whether the collector re-asks (up to three attempts, keeping the first valid one; paper §3.2).
 2. :func:`reference_label` — faithful mode: the Auditor's labelling (reference §2.1) with its
    repair step and per-element checks, then the per-name extraction of §2.2 (a valid/verbose
-   response that yields no name rows becomes ``invalid``). Labels: valid, verbose, empty,
-   invalid, provider_error, rate_limit, skipped-item, truncated-dict. Only valid and verbose count.
+   response that yields no name rows becomes ``invalid``). Labels (:data:`REFERENCE_LABELS`):
+   valid, verbose, empty, invalid, provider_error, rate_limit, server_error, skipped-item,
+   truncated-dict. Only valid and verbose count; provider_error, rate_limit and server_error are
+   the failed-request labels (:data:`API_ERROR_LABELS`).
 3. :func:`paper_label` — the paper's seven labels (§3.2 "Pre-processing"): valid, verbose,
    fixed, skipped, refused, API error, invalid, with each flag kept (the reference overwrites
-   fixed/truncated flags with verbose [!]).
+   fixed/truncated flags with verbose [!]). Every failed request is ``API error``, whichever
+   reference label it got (a Gemini final failure the reference calls ``invalid`` included [!]).
 
 :func:`label_attempts` applies both to a table of attempt records (one chunk of rows in, a
 table out) and marks the chosen attempt per request (:func:`set_attempt_validity`).
@@ -92,10 +95,59 @@ def _literal(s: str) -> Any:
 
 
 # ---- helpers on the stored record -----------------------------------------------------------
-def original_output(rec: dict) -> str | None:
-    """The reference's ``result_original_output``: reasoning trace, else error message, else content."""
-    err = rec.get("error") or {}
-    for v in (rec.get("reasoning"), err.get("message") if isinstance(err, dict) else None, rec.get("content")):
+def _release_record(rec: dict) -> dict | None:
+    """The verbatim release attempt file of an imported record (:mod:`lib.llm.release`), else None."""
+    rr = rec.get("release_record")
+    return rr if isinstance(rr, dict) else None
+
+
+def _api_response(rec: dict) -> Any:
+    """What the reference calls ``full_api_response``: the release file's key for imported
+    records (None for a Gemini final failure), else the stored response body."""
+    rr = _release_record(rec)
+    return rr.get("full_api_response") if rr is not None else rec.get("response")
+
+
+def is_gemini_final_failure(rec: dict) -> bool:
+    """A Gemini final failure (reference §1.6): a release attempt file without ``full_api_response``
+    (the importer's ``release_shape`` "gemini_failure"). Records the live client writes never are."""
+    rr = _release_record(rec)
+    return rec.get("release_shape") == "gemini_failure" or (rr is not None and "full_api_response" not in rr)
+
+
+def _api_error_message(rec: dict, *, corrected: bool = False) -> str | None:
+    """``error.message`` as the reference reads it, from ``full_api_response`` (faithful): only an
+    error *response* carries one (OpenRouter's dump with ``error: {code, message, ...}``; for live
+    records the client's ``body_error``, an HTTP-200 body with an error). An infrastructure
+    failure (exception: timeout, connection, HTTP 4xx/5xx) saved ``{error_from_exception, ...}``
+    with no ``error`` key, and a Gemini final failure has no ``full_api_response``: None.
+    Corrected: the stored failure message of any failed request (the exception text)."""
+    err = rec.get("error")
+    if corrected:
+        return err.get("message") if isinstance(err, dict) else None
+    if _release_record(rec) is not None:
+        api = _api_response(rec)
+        api_err = api.get("error") if isinstance(api, dict) else None
+        return api_err.get("message") if isinstance(api_err, dict) else None
+    if isinstance(err, dict) and err.get("kind") == "body_error":
+        return err.get("message")
+    return None
+
+
+def original_output(rec: dict, *, corrected: bool = False) -> str | None:
+    """The reference's ``result_original_output`` (reference §2.1): the first non-empty string of
+    Gemini ``full_api_response.response``, ``choices[0].message.reasoning`` (the reasoning trace,
+    not the answer [!]), ``error.message`` of ``full_api_response``, ``choices[0].message.content``.
+
+    Faithful [!]: an infrastructure failure (timeout, connection error, HTTP error) and a Gemini
+    final failure have no raw text (None), because neither ``full_api_response`` carries an
+    ``error.message``; only an error response (HTTP 200 with an error body) gives its message.
+    Refusal detection then falls back to ``result_original_message`` (§2.4; :func:`label_record`).
+    ``corrected=True``: the stored failure message of any failed request (e.g. "Request timed out.").
+    """
+    api = _api_response(rec)
+    gemini = api.get("response") if isinstance(api, dict) and api.get("provider") == "gemini" else None
+    for v in (gemini, rec.get("reasoning"), _api_error_message(rec, corrected=corrected), rec.get("content")):
         if isinstance(v, str) and v != "":
             return v
     return None
@@ -112,6 +164,10 @@ def _validation(rec: dict) -> dict:
 
 # ---- 2. faithful: the Auditor's labels (reference §2.1-2.2) --------------------------------
 VALID_FLAGS = ("valid", "verbose")
+# The labels reference_label gives (the reference's constants minus fixed/illustrative, which its
+# repair always overwrites with verbose [!]); the last three mark a failed request.
+API_ERROR_LABELS = ("provider_error", "rate_limit", "server_error")
+REFERENCE_LABELS = ("valid", "verbose", "empty", "invalid", "skipped-item", "truncated-dict", *API_ERROR_LABELS)
 _ALLOWED_KEYS = {"date", "time", "model", "temperature", "llm_provider", "llm_model", "task_name", "task_param",
                  "task_attempt", "result_valid_flag", "Name", "Years", "DOI", "Ethnicity", "Career Age", "Reasoning"}
 _TEXT_KEYS = ("Name", "Years", "DOI", "Ethnicity", "Career Age")
@@ -125,6 +181,40 @@ _TAIL_MARKERS = ("**Reasoning and Verification:**", "### Reasoning Explanation #
 _HEAD_MARKERS = ("### Updated Output ###", "### Output ###", "is as follows:", "While many distinguished individuals")
 _TITLE = re.compile(r'(["\'])\s*(?:Dr|Mr|Mrs|Ms|PhD)\.\s*')
 _PARENS = re.compile(r"\s*\([^)]*\)")
+
+
+def _answer_parts(rec: dict) -> list | None:
+    """Every part's text of a grounded Gemini answer (the importer's ``answer_parts``), else None."""
+    parts = rec.get("answer_parts")
+    if parts is None or isinstance(parts, (str, bytes, dict, float)):
+        return None
+    return list(parts)                      # a list, or an array after a parquet round trip
+
+
+_TSUNAMI_FIX = ('"Tsunami":', '"Name":')
+
+
+def repair_text(rec: dict) -> str | None:
+    """The text the reference's repair reads (reference §2.1 rule 4, text selection).
+
+    Grounded Gemini (REST answers with ``candidates[0].content.parts``, kept as ``answer_parts``):
+    a single part's text with a stray ``"Tsunami":`` key rewritten to ``"Name":``; part 1 when
+    there are 3 parts, part 2 when there are 4, otherwise part -2 (so part 0 of 2, part 3 of 5).
+    Faithful [!]: the LLMCaller validated the saved text, yet the repair reads this part, so a
+    repaired grounded answer can hold names the saved text does not. None when the answer has no
+    parts or the chosen part has no text (the reference would fail there; labelled invalid).
+    Everything else (OpenRouter, non-grounded Gemini's saved ``response``): the answer content.
+    """
+    parts = _answer_parts(rec)
+    if parts is None:
+        return rec.get("content")
+    if not parts:
+        return None
+    if len(parts) == 1:
+        text = parts[0]
+        return text.replace(*_TSUNAMI_FIX) if isinstance(text, str) else None
+    text = parts[1 if len(parts) == 3 else 2 if len(parts) == 4 else -2]
+    return text if isinstance(text, str) else None
 
 
 def _repair(content: str | None) -> tuple[Any, str]:
@@ -252,18 +342,39 @@ def extract_names(items: list, *, corrected: bool = False) -> list[dict]:
     return rows
 
 
+def gemini_failure_label(error_text: str | None) -> str:
+    """Reference §2.1 rule 1, a Gemini final failure (no ``full_api_response``): ``server_error``
+    if the error text contains 'internal_server_error', else ``rate_limit`` if it contains
+    'rate_limit_exceeded', else ``invalid`` [!] (e.g. "504 Deadline Exceeded": a failed request
+    the reference files with the unusable answers; the paper's seven labels call it API error)."""
+    text = error_text or ""
+    if "internal_server_error" in text:
+        return "server_error"
+    return "rate_limit" if "rate_limit_exceeded" in text else "invalid"
+
+
 def reference_label(rec: dict, *, corrected_names: bool = False) -> dict:
     """Faithful label of one attempt record (reference §2.1, then the §2.2 summary fix).
 
     Returns ``{label, is_valid, message, items, names}``: ``items`` the extracted list, ``names``
     the §2.2 name rows (only for valid/verbose), ``message`` the reference's
     ``result_original_message`` (the full content when the label is invalid/provider_error).
-    API errors come out as ``provider_error`` (the stored response has no ``choices``), or
-    ``rate_limit`` when the message carries 'rate_limit_exceeded'.
+    A Gemini final failure (imported file without ``full_api_response``) follows rule 1
+    (:func:`gemini_failure_label` of the file's ``error`` text: server_error / rate_limit / invalid).
+    Other API errors come out as ``provider_error`` (the stored response has no ``choices``), or
+    ``rate_limit`` when the message carries 'rate_limit_exceeded'. The repair reads
+    :func:`repair_text` (a chosen part of a grounded Gemini answer, else the content).
     """
     val = _validation(rec)
     message = val.get("message") or ""
     content = rec.get("content")
+    if is_gemini_final_failure(rec):
+        rr = _release_record(rec) or {}
+        err = rec.get("error")
+        text = rr.get("error") if isinstance(rr.get("error"), str) else (
+            err.get("message") if isinstance(err, dict) else err if isinstance(err, str) else None)
+        return {"label": gemini_failure_label(text), "is_valid": False, "message": message, "items": None,
+                "names": []}
     if rec.get("status", "ok") != "ok" or not (rec.get("response") or {}).get("choices"):
         err = rec.get("error") or {}
         if rec.get("status", "ok") != "ok" and err.get("kind") == "body_error":
@@ -279,7 +390,8 @@ def reference_label(rec: dict, *, corrected_names: bool = False) -> dict:
             and not message.startswith(("Invalid JSON format: Expecting value: ", "Invalid JSON format: Expecting ','"))):
         label = "invalid"
     else:
-        data, label = _repair(content)
+        text = repair_text(rec)
+        data, label = _repair(text) if text is not None or _answer_parts(rec) is None else (None, "invalid")
         if data is not None:
             data, element_flag = _final_validation(data)
             label = "invalid" if data is None else (element_flag or label)
@@ -442,11 +554,19 @@ REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicat
 
 
 def label_record(rec: dict, *, corrected: bool = False) -> dict:
-    """Both label sets and the refusal flags of one attempt record, as one flat row."""
+    """Both label sets and the refusal flags of one attempt record, as one flat row.
+
+    ``result_original_output`` is :func:`original_output` (faithful: None for an infrastructure
+    failure or a Gemini final failure; ``corrected=True``: the failure message). ``is_refusal``
+    (reference keyword list) and ``is_refusal_corrected`` read that text, else the result message,
+    as reference §2.4 does; -1 when neither exists. ``corrected`` also switches the §2.2 name fixes.
+    """
     rec = {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}   # NaN from a table
     ref = reference_label(rec, corrected_names=corrected)
     pap = paper_label(rec)
-    out = original_output(rec)
+    out = original_output(rec, corrected=corrected)
+    # refusal text (reference §2.4): the raw output, else the result message (e.g. for a failed request)
+    refusal_text = out if out is not None else (ref["message"] or None)
     return {
         **{k: rec.get(k) for k in (*REQUEST_KEYS, "attempt")},
         "label_reference": ref["label"], "label_paper": pap["label"],
@@ -454,7 +574,7 @@ def label_record(rec: dict, *, corrected: bool = False) -> dict:
         "result_original_output": out,
         "items_reference": ref["items"], "names_reference": ref["names"], "items_paper": pap["items"],
         "n_dropped_paper": pap["n_dropped"],
-        "is_refusal": detect_refusal(out), "is_refusal_corrected": detect_refusal(out, corrected=True),
+        "is_refusal": detect_refusal(refusal_text), "is_refusal_corrected": detect_refusal(refusal_text, corrected=True),
     }
 
 
