@@ -1,0 +1,66 @@
+"""CLI: ``python -m lib.panel serve --port N --seed S`` / ``python -m lib.panel truth --seed S``.
+
+The world comes from :func:`lib.groundtruth.world.load_world` (``--n-authors``, default the
+quick profile's size) or from an authors parquet (``--authors``); ``--quotes`` is an AttriBench
+quote table (parquet or CSV with quote, author|author_clean, race, gender, log10_hits).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import pandas as pd
+
+from lib.panel.core import Panel
+from lib.panel.faults import FaultConfig
+
+
+def _default_n_authors() -> int:
+    from lib import config
+    return int(config.load_profile("quick").world.n_authors)
+
+
+def build_panel(args) -> Panel:
+    faults = FaultConfig.parse(getattr(args, "faults", None))
+    if args.authors:
+        authors = pd.read_parquet(args.authors)
+        return Panel(args.seed, authors, quotes=args.quotes, faults=faults)
+    from lib.groundtruth.world import load_world
+    n = args.n_authors or _default_n_authors()
+    world = load_world(args.seed, n)
+    return Panel.from_world(world, args.seed, quotes=args.quotes, faults=faults)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lib.panel", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    for name in ("serve", "truth"):
+        p = sub.add_parser(name)
+        p.add_argument("--seed", type=int, required=True)
+        p.add_argument("--n-authors", type=int, default=None, help="world size (default: quick profile)")
+        p.add_argument("--authors", default=None, help="authors parquet instead of the synthetic world")
+        p.add_argument("--quotes", default=None, help="AttriBench quote table (parquet or CSV)")
+        if name == "serve":
+            p.add_argument("--port", type=int, default=0, help="0 picks a free port")
+            p.add_argument("--faults", default=None, help='e.g. "429=0.02,500=0.01,stall=0.005,stall_s=5"')
+        else:
+            p.add_argument("--out", default=None, help="write the JSON here instead of stdout")
+    args = ap.parse_args(argv)
+    panel = build_panel(args)
+    if args.command == "serve":
+        from lib.panel.server import serve_forever
+        serve_forever(panel, args.port)
+        return 0
+    from lib.panel.expected import truth
+    text = json.dumps(truth(args.seed, panel=panel), indent=1, ensure_ascii=False)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

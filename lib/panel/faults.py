@@ -1,0 +1,94 @@
+"""Fault injection: the infrastructure failures the collectors must survive (panel.md "Faults").
+
+Each chat request draws at most one fault from its own fault generator, seeded by the request
+key plus the *infrastructure try* index (header ``X-Try`` / ``X-Retry`` or body ``retry``,
+default 1). The content generator does not see the try index, so a retried request that gets
+through returns the same answer it would have returned without the fault.
+
+Kinds (rates are probabilities per HTTP try, drawn in this order from one uniform):
+
+* ``429``: HTTP 429 with ``Retry-After`` and an OpenAI error body (``rate_limit_exceeded``);
+* ``500``, ``502``, ``503``: server errors with an error body;
+* ``stall``: the normal answer, delivered only after ``stall_s`` seconds (past the client
+  timeout); in process the header ``X-Panel-Stall-Seconds`` carries the delay;
+* ``error_body``: HTTP 200 whose body is an OpenRouter-style ``error`` object, no choices;
+* ``truncated``: HTTP 200 whose JSON text is cut mid-token.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+KINDS = ("429", "500", "502", "503", "stall", "error_body", "truncated")
+
+
+@dataclass(frozen=True)
+class FaultConfig:
+    rate_429: float = 0.0
+    rate_500: float = 0.0
+    rate_502: float = 0.0
+    rate_503: float = 0.0
+    rate_stall: float = 0.0
+    rate_error_body: float = 0.0
+    rate_truncated: float = 0.0
+    retry_after_s: float = 1.0
+    stall_s: float = 30.0
+
+    def __post_init__(self):
+        rates = self.rates()
+        bad = {k: v for k, v in rates.items() if not 0.0 <= v <= 1.0}
+        if bad or sum(rates.values()) > 1.0:
+            raise ValueError(f"panel faults: rates must be in [0, 1] and sum to ≤ 1, got {rates}")
+
+    def rates(self) -> dict[str, float]:
+        return {k: float(getattr(self, f"rate_{k}")) for k in KINDS}
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, spec: str | None) -> "FaultConfig":
+        """From a CLI string such as ``"429=0.02,500=0.01,stall=0.005,stall_s=5"``."""
+        if not spec:
+            return cls()
+        kw: dict[str, float] = {}
+        for part in spec.split(","):
+            if not part.strip():
+                continue
+            name, _, value = part.partition("=")
+            name = name.strip()
+            field = name if name in ("retry_after_s", "stall_s") else f"rate_{name}"
+            if field not in cls.__dataclass_fields__:
+                raise ValueError(f"panel faults: unknown fault {name!r} in {spec!r} "
+                                 f"(expected one of {', '.join(KINDS)}, retry_after_s, stall_s)")
+            kw[field] = float(value)
+        return cls(**kw)
+
+    def draw(self, rng: np.random.Generator) -> str | None:
+        rates = self.rates()
+        if not any(rates.values()):
+            return None
+        u = rng.random()
+        acc = 0.0
+        for k in KINDS:
+            acc += rates[k]
+            if u < acc:
+                return k
+        return None
+
+
+def error_payload(kind: str, provider: str) -> tuple[int, dict, dict]:
+    """(status, headers, body) of an error fault (not stall / truncated)."""
+    if kind == "429":
+        return 429, {}, {"error": {"message": "Rate limit exceeded: rate_limit_exceeded, retry later",
+                                   "type": "rate_limit_exceeded", "code": 429}}
+    if kind in ("500", "502", "503"):
+        msg = {"500": "internal_server_error", "502": "Bad gateway: upstream provider unavailable",
+               "503": "Service unavailable: model overloaded"}[kind]
+        return int(kind), {}, {"error": {"message": msg, "type": "server_error", "code": int(kind)}}
+    if kind == "error_body":
+        return 200, {}, {"object": "chat.completion", "choices": [],
+                         "error": {"code": 502, "message": "Provider returned error",
+                                   "metadata": {"provider_name": provider}}}
+    raise ValueError(f"panel faults: {kind!r} is not an error fault")

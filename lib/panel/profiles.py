@@ -1,0 +1,188 @@
+"""Model profiles: the published attributes of every model the three papers query.
+
+LLMScholarBench (reference §1.4): the 24 configurations of ``lib/resources/lsb_models.csv``,
+served under their API ids (``meta-llama/llama-3.1-8b-instruct`` ...). The two grounded Gemini
+configurations share the API id of their base model; they are listed as
+``gemini-2.5-flash-grounded`` / ``gemini-2.5-pro-grounded`` and reached either by that id or by
+the base id with the request field ``"grounded": true`` (see :func:`resolve`).
+
+Authority bias (paper §4.5, appendix A.4, E): five 7–9B open-weight Ollama models, three
+frontier closed-weight models and the gpt-4o-mini tier ablation. AttriBench (paper appendix
+A.8 Table 6; reference B.0): eleven models. Models that appear in several papers
+(claude-sonnet-4-6, openai/gpt-oss-120b, gemini-2.5-flash) have one profile.
+
+``temperature`` is the temperature the paper ran the model at: the calibrated temperature for
+LLMScholarBench, Ollama's default 0.8 for the open authority models, the provider default 1.0
+for the frontier ones, and 0.7 for AttriBench (paper §5.1). A request without a temperature
+uses it.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import pandas as pd
+
+from lib import paths
+
+LSB = "llmscholarbench"
+AUTHORITY = "authority_bias"
+ATTRIBUTION = "attribution_bias"
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """Published attributes of one model as served by the panel."""
+
+    id: str                      # the model name a request sends (the API id)
+    key: str                     # short name (LLMScholarBench config key, Ollama tag, ...)
+    papers: tuple[str, ...]
+    access: str                  # "open" | "proprietary"
+    size_class: str              # S | M | L | XL (LLMScholarBench classes; 7–9B = S; frontier = XL)
+    reasoning: bool              # the release's reasoning flag (LSB) or the model's trace habit
+    temperature: float           # temperature the paper ran it at (calibrated for LSB)
+    provider: str
+    grounded: bool = False
+    api_model: str = ""          # the id sent upstream (grounded configs share their base id)
+    quantization: str = ""
+    context: str = ""
+    price_in_out_usd_per_mtok: str = ""
+    tier: str = ""               # authority paper cohort: "open" (7–9B) | "frontier" | "ablation"
+    think_in_content: bool = False   # Ollama deepseek-r1 returns its <think> block inside the text
+    aliases: tuple[str, ...] = field(default_factory=tuple)
+
+    def attributes(self) -> dict:
+        """The JSON attributes GET /v1/models exposes for this model."""
+        d = asdict(self)
+        d["papers"] = list(self.papers)
+        d["aliases"] = list(self.aliases)
+        return d
+
+
+def _size_from_class(raw: str) -> tuple[str, str]:
+    """LSB 'class' → (access, size): "S (P)" is proprietary size S (reference §2.11)."""
+    raw = raw.strip()
+    if raw.endswith("(P)"):
+        return "proprietary", raw.replace("(P)", "").strip()
+    return "open", raw
+
+
+def _lsb_profiles() -> list[ModelProfile]:
+    table = pd.read_csv(paths.RESOURCES / "lsb_models.csv", dtype=str, keep_default_na=False)
+    need = {"key", "api_model", "provider_sub_provider", "temperature", "reasoning", "size_class"}
+    missing = need - set(table.columns)
+    if missing:
+        raise ValueError(f"lsb_models.csv: missing columns {sorted(missing)} (expected {sorted(need)})")
+    out = []
+    for row in table.itertuples(index=False):
+        access, size = _size_from_class(row.size_class)
+        grounded = "grounded" in row.key
+        api = row.api_model.split(" (")[0].strip()
+        model_id = row.key if grounded else api
+        # "openrouter / deepinfra/bf16" → "deepinfra"; "gemini (Vertex)" → "gemini"
+        sub = row.provider_sub_provider.split(" / ", 1)[-1]
+        provider = sub.split("/")[0].split(" ")[0].strip() or "openrouter"
+        out.append(ModelProfile(
+            id=model_id, key=row.key, papers=(LSB,), access=access, size_class=size,
+            reasoning=row.reasoning.strip() == "T", temperature=float(row.temperature),
+            provider=provider, grounded=grounded, api_model=api, quantization=row.quantization,
+            context=row.context, price_in_out_usd_per_mtok=row.price_in_out_usd_per_mtok,
+            aliases=(row.key,) if row.key != model_id else (),
+        ))
+    return out
+
+
+# Authority-bias models (paper §4.5; reference A.5, A.9): Ollama tags and provider ids.
+_AUTHORITY = [
+    # id, access, size, reasoning, temperature, provider, tier, think_in_content
+    ("llama3.1:8b", "open", "S", False, 0.8, "ollama", "open", False),
+    ("mistral:7b", "open", "S", False, 0.8, "ollama", "open", False),
+    ("deepseek-r1:8b", "open", "S", True, 0.8, "ollama", "open", True),
+    ("gemma2:9b", "open", "S", False, 0.8, "ollama", "open", False),
+    ("qwen2.5:7b", "open", "S", False, 0.8, "ollama", "open", False),
+    ("gpt-5.4", "proprietary", "XL", False, 1.0, "openai", "frontier", False),
+    ("gemini-3-flash-preview", "proprietary", "XL", False, 1.0, "google", "frontier", False),
+    ("claude-sonnet-4-6", "proprietary", "XL", False, 1.0, "anthropic", "frontier", False),
+    ("gpt-4o-mini", "proprietary", "M", False, 1.0, "openai", "ablation", False),
+]
+
+# AttriBench models (paper appendix A.8 Table 6; reference B.0), run at T = 0.7 (paper §5.1).
+_ATTRIBUTION = [
+    # id, access, size, reasoning, provider
+    ("gpt-5.1", "proprietary", "XL", False, "openai"),
+    ("claude-sonnet-4-6", "proprietary", "XL", False, "anthropic"),
+    ("gemini-2.5-flash-lite", "proprietary", "S", False, "google"),
+    ("openai/gpt-oss-120b", "open", "L", True, "together"),
+    ("deepseek-ai/DeepSeek-V3.1", "open", "XL", False, "together"),
+    ("moonshotai/Kimi-K2.5", "open", "XL", False, "together"),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "open", "XL", False, "together"),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "open", "L", False, "together"),
+    ("Qwen/Qwen3.5-397B-A17B", "open", "XL", False, "together"),
+    ("zai-org/GLM-5", "open", "XL", False, "together"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "open", "M", False, "together"),
+]
+
+
+@lru_cache(maxsize=1)
+def all_profiles() -> dict[str, ModelProfile]:
+    """Every panel model by id, LLMScholarBench first (in lsb_models.csv order)."""
+    profiles: dict[str, ModelProfile] = {p.id: p for p in _lsb_profiles()}
+    for mid, access, size, reasoning, temp, provider, tier, think in _AUTHORITY:
+        if mid in profiles:
+            p = profiles[mid]
+            profiles[mid] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": tier})
+            continue
+        profiles[mid] = ModelProfile(id=mid, key=mid, papers=(AUTHORITY,), access=access, size_class=size,
+                                     reasoning=reasoning, temperature=temp, provider=provider,
+                                     api_model=mid, tier=tier, think_in_content=think)
+    for mid, access, size, reasoning, provider in _ATTRIBUTION:
+        if mid in profiles:
+            p = profiles[mid]
+            profiles[mid] = ModelProfile(**{**asdict(p), "papers": p.papers + (ATTRIBUTION,)})
+            continue
+        profiles[mid] = ModelProfile(id=mid, key=mid.split("/")[-1], papers=(ATTRIBUTION,), access=access,
+                                     size_class=size, reasoning=reasoning, temperature=0.7,
+                                     provider=provider, api_model=mid)
+    # gemini-2.5-flash also appears (archived) in the authority paper's extension (reference A.9)
+    if "gemini-2.5-flash" in profiles:
+        p = profiles["gemini-2.5-flash"]
+        profiles[p.id] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": "frontier"})
+    return profiles
+
+
+@lru_cache(maxsize=1)
+def _alias_map() -> dict[str, str]:
+    amap: dict[str, str] = {}
+    for p in all_profiles().values():
+        amap[p.id.lower()] = p.id
+        for a in p.aliases:
+            amap[a.lower()] = p.id
+    return amap
+
+
+def resolve(model: str, body: dict | None = None) -> ModelProfile:
+    """The profile a request addresses.
+
+    Grounding (Gemini with Google Search, LLMScholarBench's RAG intervention) is requested in
+    any of three ways: the model id suffix ``-grounded`` (``gemini-2.5-pro-grounded``), the
+    body field ``"grounded": true``, or an OpenAI-style ``tools`` entry named ``googleSearch``
+    / ``google_search``. Only the two Gemini 2.5 models have grounded profiles; for any other
+    model the grounding request is an error (KeyError naming the model).
+    """
+    body = body or {}
+    mid = _alias_map().get(str(model).strip().lower())
+    if mid is None:
+        known = ", ".join(sorted(all_profiles()))
+        raise KeyError(f"unknown model {model!r}; the panel serves: {known}")
+    profile = all_profiles()[mid]
+    wants_ground = bool(body.get("grounded")) or any(
+        isinstance(t, dict) and any(k in t for k in ("googleSearch", "google_search"))
+        or (isinstance(t, dict) and str(t.get("type", "")).lower() in ("google_search", "googlesearch"))
+        for t in body.get("tools") or [])
+    if wants_ground and not profile.grounded:
+        gid = profile.id + "-grounded"
+        if gid not in all_profiles():
+            raise KeyError(f"model {profile.id!r} has no grounded configuration "
+                           f"(only gemini-2.5-flash and gemini-2.5-pro do)")
+        profile = all_profiles()[gid]
+    return profile

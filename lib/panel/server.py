@@ -1,0 +1,109 @@
+"""The panel over HTTP: a stdlib ThreadingHTTPServer bound to 127.0.0.1.
+
+Routes: ``POST /v1/chat/completions``, ``GET /v1/models``, ``GET /health``. A stalled fault
+holds the connection for ``stall_s`` seconds (interruptible by shutdown) before answering.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from lib.panel.core import Panel
+
+HOST = "127.0.0.1"
+
+
+def _make_handler(panel: Panel, stopping: threading.Event):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, fmt, *args):  # quiet: the collectors keep their own logs
+            return
+
+        def _send(self, status: int, payload, headers: dict | None = None) -> None:
+            data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+            raw = data.encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            for k, v in (headers or {}).items():
+                if not k.lower().startswith("x-panel-"):
+                    self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def do_GET(self):
+            path = self.path.split("?")[0].rstrip("/")
+            if path in ("/v1/models", "/models"):
+                self._send(200, panel.models())
+            elif path in ("/health", "/v1/health"):
+                self._send(200, {"status": "ok", "seed": panel.seed})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error",
+                                           "code": "not_found"}})
+
+        def do_POST(self):
+            path = self.path.split("?")[0].rstrip("/")
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if path not in ("/v1/chat/completions", "/chat/completions"):
+                self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error",
+                                           "code": "not_found"}})
+                return
+            try:
+                body = json.loads(raw.decode("utf-8") or "null")
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                self._send(400, {"error": {"message": f"invalid JSON body: {exc}", "type": "invalid_request_error",
+                                           "code": "invalid_json"}})
+                return
+            status, headers, payload = panel.complete(body, dict(self.headers.items()))
+            stall = float(headers.get("X-Panel-Stall-Seconds", 0) or 0)
+            if stall > 0 and stopping.wait(stall):
+                return
+            self._send(status, payload, headers)
+
+    return Handler
+
+
+def make_server(panel: Panel, port: int = 0, host: str = HOST) -> tuple[ThreadingHTTPServer, threading.Event]:
+    stopping = threading.Event()
+    server = ThreadingHTTPServer((host, int(port)), _make_handler(panel, stopping))
+    server.daemon_threads = True
+    return server, stopping
+
+
+def serve_in_thread(panel: Panel, port: int = 0, host: str = HOST):
+    """Start the panel on a background thread; returns (base_url ending in /v1, stop())."""
+    server, stopping = make_server(panel, port, host)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    base_url = f"http://{host}:{server.server_address[1]}/v1"
+
+    def stop() -> None:
+        stopping.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+    return base_url, stop
+
+
+def serve_forever(panel: Panel, port: int = 0, host: str = HOST) -> None:
+    """Serve until SIGTERM/SIGINT; the first stdout line is the base URL."""
+    server, stopping = make_server(panel, port, host)
+    print(f"http://{host}:{server.server_address[1]}/v1", flush=True)
+
+    def _stop(signum, frame):
+        stopping.set()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    try:
+        server.serve_forever(poll_interval=0.1)
+    finally:
+        server.server_close()
+        print("panel stopped", file=sys.stderr, flush=True)
