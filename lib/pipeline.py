@@ -22,7 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib import artifacts, config, paths
+from lib import artifacts, claims, config, paths
 
 KERNEL = "llm-audit-companion"
 # What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
@@ -166,7 +166,8 @@ def _prepare_input(notebook: str, out_dir: Path) -> Path:
 
 
 def _clear_previous(notebook: str) -> None:
-    """Forget the notebook's earlier artifacts so the manifest can't show stale ones."""
+    """Forget the notebook's earlier artifacts and claims so the manifest can't show stale ones."""
+    claims.clear(notebook)
     for a in artifacts.by_notebook(notebook):
         rec = paths.RECORDS / f"{a.id}.json"
         if rec.is_file():
@@ -298,6 +299,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
     man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+    man["claims"] = claims.write_markdown()
     manifest.write(man)
     report.write_index(man)
     code = manifest.print_summary(man, out=out)
