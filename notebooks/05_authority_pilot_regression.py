@@ -11,44 +11,65 @@
 # ---
 
 # %% [markdown]
-# # 05 Authority bias: corpus, conditions, prompts and the 1:N pilot design
+# # 05 Authority bias: the 1:N pilot, the counterfactual experiment and every table
 #
-# Reproduces the design half of "Authority Bias in Conversational Search Engines for Academic
-# Paper Recommendation": the paper corpus and queries (§4.2, Appendix B), authority scoring
-# (§4.3, Appendix A.6), the three counterfactual conditions (§4.4, Appendix A.3), the instruction
-# variants and paper cards (§4.5, Appendix A.1–A.2), the metrics (§4.7) and the request tables
-# of the 1:N pilot (§4.3, Appendix A.7) and of the main experiment (§4.6).
+# Reproduces "Authority Bias in Conversational Search Engines for Academic Paper
+# Recommendation" end to end: the paper corpus and queries (§4.2, Appendix B), authority scoring
+# (§4.3, Appendix A.6), the 1:N flip pilot and the regression that derives the authority weights
+# (§4.3, Appendices A.7, D), the three counterfactual conditions (§4.4, Appendix A.3), the
+# instruction variants and paper cards (§4.5, Appendix A.1–A.2), the main experiment (models ×
+# 3 instructions × 3 conditions × queries, §4.6) and its analysis (§5, Appendices A.4, A.8, C, E,
+# F, G): tables ab-tab1 to ab-tab23.
 #
-# On the embedded default the corpus is synthetic: 25 topics × 50 invented papers stratified
-# like the paper's (15 high, 15 mid, 10 low, 10 emerging 2024–2026) and 10 queries per topic.
-# Tables built from it are labelled synthetic. The composite authority score uses equal weights
-# (the reference's pre-pilot default) until the pilot has been answered and its weights derived.
-# With `corpus_source` set to a released dataset folder (`scholar_papers.json`,
-# `experiment_sets.json`), the papers, queries, candidate sets and condition metadata are the
-# release's own.
+# On the embedded default both the corpus and the models are synthetic: 25 topics × 50 invented
+# papers stratified like the paper's (15 high, 15 mid, 10 low, 10 emerging 2024–2026), 10
+# queries per topic, and the synthetic LLM panel answering the real prompts with a known choice
+# model. Every table built from them is labelled synthetic; the numbers show that the pipeline
+# works, they are not the paper's findings. With `corpus_source` set to a released dataset
+# folder (`scholar_papers.json`, `experiment_sets.json`, `results/`), the papers, candidate sets,
+# condition metadata and main-experiment answers are the release's own (Tier A); the pilot is
+# then skipped, since the release's `1n_pilot` files are not read yet.
 
 # %%
-from lib import artifacts, config, paths
-from lib.authority import analysis, conditions, corpus, prompts
+import pandas as pd
+
+from lib import artifacts, backend, config, paths
+from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
 
 # %% tags=["parameters"]
 profile = "quick"
-corpus_source = "synthetic"
-topics = []
-queries_per_topic = 10
-pilot_queries_per_topic = 10
+corpus_source = "synthetic"   # or a released dataset folder (Tier A: its papers, conditions and answers)
+topics = []                   # restrict to these topics; [] = all 25
+queries_per_topic = 2         # main-experiment queries per topic (paper: 10, i.e. 250 queries)
+pilot_topics = []             # [] = the paper's five pilot topics
+pilot_queries_per_topic = 2   # pilot queries per topic, 100 prompts each (paper: 10, i.e. 5,000 per model)
+pilot_models = []             # [] = the paper's three pilot models
+main_models = []              # [] = the eight headline models and the gpt-4o-mini tier ablation
+api_model_ids = {}            # real endpoints: model id -> the endpoint's model name
+pilot_fit = "mle"             # "gd" = the reference's gradient descent (faithful, slow); "mle" = exact fit
+pilot_averaging = "subsets"   # dominance: "subsets" (faithful) or "general" (Budescu)
+parse_mode = "faithful"       # "faithful" = first integer in 1..10 (the paper); "corrected" = stricter parser
+weights_source = "pilot"      # "pilot" = the pilot's fused weights define the conditions; "given" = authority_weights
 authority_weights = {"venue": 0.2, "median_h": 0.2, "max_h": 0.2, "citations": 0.2, "affiliation": 0.2}
 
 # %%
 cfg = config.load_profile(profile)
+if weights_source not in ("pilot", "given"):
+    raise ValueError(f"05_authority_pilot_regression: parameter weights_source must be 'pilot' or 'given', "
+                     f"got {weights_source!r}")
 synthetic = corpus_source == "synthetic"
 out_dir = paths.DATA / "05_authority_pilot_regression"
 paths.ensure(out_dir)
 paper_corpus = corpus.synthetic_corpus(cfg.seed) if synthetic else corpus.load_released(corpus_source)
 if topics:
     paper_corpus = paper_corpus.subset(topics)
+models_main = list(main_models) or [m.id for m in runs.MAIN_MODELS]
+models_pilot = list(pilot_models) or [m.id for m in runs.PILOT_MODELS]
+headline = [m for m in models_main if m != runs.ABLATION_MODEL.id]
 print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
       len(paper_corpus.queries), "queries")
+print("main-experiment models:", models_main)
+print("pilot models:", models_pilot)
 
 # %% [markdown]
 # ## Table 18: topics and example queries
@@ -61,22 +82,6 @@ print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_c
 tab18 = corpus.topics_table(paper_corpus)
 artifacts.save_table(tab18, "ab-tab18", synthetic=synthetic)
 tab18
-
-# %% [markdown]
-# ## Table 2: the three conditions, with counts
-#
-# Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the
-# i-th most and i-th least authoritative papers of each topic (12 pairs per 50 papers);
-# *boosted* gives half of the middle bucket elite metadata (13 per topic). Counts come from the
-# built conditions.
-
-# %%
-conds = (conditions.build_conditions(paper_corpus, weights=authority_weights, seed=cfg.seed) if synthetic
-         else conditions.conditions_from_release(corpus_source))
-candidates = conditions.build_candidate_sets(paper_corpus, seed=cfg.seed)
-tab2 = conditions.condition_counts(conds)
-artifacts.save_table(tab2, "ab-tab2", synthetic=synthetic)
-tab2
 
 # %% [markdown]
 # ## Table 3: the instruction variants (text)
@@ -102,6 +107,105 @@ artifacts.save_table(tab4, "ab-tab4", synthetic=False)
 tab4
 
 # %% [markdown]
+# ## The 1:N flip pilot
+#
+# For each pilot query's ten original candidates, each paper's content (title, abstract, year)
+# is shown in turn wearing every candidate's metadata (authors, venue, citations): 10 × 10
+# prompts per query under the baseline instruction, sent to the three pilot models (paper §4.3:
+# llama3.1, mistral, gemma2; 15,000 runs at 5 topics × 10 queries). The outcome is whether the
+# model still recommends the fixed paper. On the default the answers come from the synthetic
+# panel, through the same client and raw store as real endpoints; a second run of this cell
+# sends nothing (the store resumes).
+
+# %%
+pilot_topic_list = [t for t in (pilot_topics or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
+pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_list,
+                                              n_queries=pilot_queries_per_topic, seed=cfg.seed)
+run_pilot = synthetic or cfg.llm.base_url is not None
+if run_pilot and len(pilot_requests):
+    with backend.open_endpoint(cfg, with_world=False) as endpoint:
+        pilot_raw, pilot_run = runs.collect_table(pilot_requests, models_pilot, endpoint,
+                                                  experiment=runs.EXPERIMENTS["pilot"],
+                                                  max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
+    print(pilot_run.line())
+    pilot_choices = runs.parse_answers(pilot_raw, parse_mode=parse_mode)
+    pilot_table = pilot.pilot_rows(pilot_requests, pilot_choices)
+    print(f"pilot: {len(pilot_requests)} prompts x {len(models_pilot)} models, {len(pilot_raw)} answers, "
+          f"{len(pilot_table)} parsed runs; fixed paper kept in {pilot_table['y'].mean():.1%} (chance 10%)")
+else:
+    pilot_table = None
+    print("pilot skipped: a released corpus without a live endpoint has no pilot answers to analyse")
+
+# %% [markdown]
+# ## Table 16: pilot regression diagnostics
+#
+# Logistic regression of "fixed paper recommended" on the five z-scored authority components the
+# fixed card wore (paper Eq. 3), with variance inflation factors, dominance analysis over all 31
+# predictor subsets (McFadden R² contributions), the coefficient and dominance shares and their
+# fusion (synthetic data). The reference fits by plain gradient descent (`pilot_fit = "gd"`, the
+# faithful choice, ~1 minute per 15,000 rows here); the quick profile uses the exact
+# maximum-likelihood fit (`pilot_fit = "mle"`, statsmodels), which the unconverged descent
+# approximates. Dominance averaging follows the reference (`pilot_averaging = "subsets"`;
+# `"general"` is Budescu's general dominance).
+
+# %%
+if pilot_table is not None:
+    pilot_result = pilot.analyse_pilot(pilot_table, method=pilot_fit, averaging=pilot_averaging)
+    tab16 = pilot_result.table16()
+    artifacts.save_table(tab16, "ab-tab16", synthetic=synthetic)
+    print(pilot_result.descriptives)
+    display(tab16)
+    display(pilot.weight_rank_stability(pilot_table, method="mle"))
+
+# %% [markdown]
+# ## Table 1: the empirically derived authority weights
+#
+# The fused weights w_d of the composite authority score α (Eq. 1), largest first: the mean of
+# each dimension's coefficient share and dominance share, renormalised (synthetic pilot). The
+# paper finds venue .353 > median h .292 > max h .187 > citations .137 > affiliation .031. These
+# weights define the authority buckets of the conditions below when `weights_source = "pilot"`
+# (the reference's step 8: the pilot's weights are written into `generate_conditions.py`).
+
+# %%
+if pilot_table is not None:
+    tab1 = pilot_result.table1()
+    artifacts.save_table(tab1, "ab-tab1", synthetic=synthetic)
+    display(tab1)
+use_pilot = weights_source == "pilot" and pilot_table is not None
+weights = dict(pilot_result.weights) if use_pilot else dict(authority_weights)
+print("weights of the composite:", weights)
+
+# %% [markdown]
+# ## Table 20: the author-identity ablation (six predictors)
+#
+# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of
+# the worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor
+# fit on the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's
+# verdict (paper Appendix D; synthetic data, same fit method as Table 16).
+
+# %%
+if pilot_table is not None:
+    tab20 = pilot.author_score_ablation(pilot_table, method=pilot_fit, averaging=pilot_averaging)
+    artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
+    display(tab20)
+
+# %% [markdown]
+# ## Table 2: the three conditions, with counts
+#
+# Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the
+# i-th most and i-th least authoritative papers of each topic (12 pairs per 50 papers, buckets
+# by the composite under the weights above); *boosted* gives half of the middle bucket elite
+# metadata (13 per topic). Counts come from the built conditions (synthetic papers).
+
+# %%
+conds = (conditions.build_conditions(paper_corpus, weights=weights, seed=cfg.seed) if synthetic
+         else conditions.conditions_from_release(corpus_source))
+candidates = conditions.build_candidate_sets(paper_corpus, seed=cfg.seed)
+tab2 = conditions.condition_counts(conds)
+artifacts.save_table(tab2, "ab-tab2", synthetic=synthetic)
+tab2
+
+# %% [markdown]
 # ## Table 14: a manipulated candidate set
 #
 # One query's candidate set under the manipulations: under *flipped* a high-authority paper (A)
@@ -117,23 +221,247 @@ artifacts.save_table(tab14, "ab-tab14", synthetic=synthetic)
 tab14
 
 # %% [markdown]
-# ## The requests of the 1:N pilot and of the main experiment
+# ## The main experiment
 #
-# The pilot pairs each candidate's content with every candidate's metadata in turn (10 × 10
-# prompts per query, 5 pilot topics, baseline instruction). The main experiment crosses every
-# query with the three instruction variants and the three conditions. Both tables are model
-# independent; the collection step sends them to the panel's models. Their answers feed the
-# pilot regression (Tables 1, 16, 20) and the main-experiment tables (5–13, 15, 17, 19, 21–23).
+# Every query's ten candidates (same papers and display order in every cell) under the three
+# instruction variants and the three conditions, sent to every model: the eight headline models
+# (five open-weight 7–9B, three frontier closed-weight) and the gpt-4o-mini tier ablation (paper
+# §4.6, Appendix E). One stateless single-turn request per cell through the shared client and
+# raw store (resuming). The recommended paper number is read with the paper's rule, the first
+# integer in 1..10 (`parse_mode = "faithful"`); `"corrected"` is a stricter parser that skips
+# stray numbers and reasoning traces. On the default the panel answers (synthetic).
 
 # %%
-pilot_topics = [t for t in prompts.PILOT_TOPICS if t in paper_corpus.topics]
-pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topics, n_queries=pilot_queries_per_topic,
-                                              seed=cfg.seed)
 main_requests = prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
                                             condition_set=conds)
-print(f"pilot: {len(pilot_requests)} prompts over {len(pilot_topics)} topics; "
-      f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()} queries x 3 instructions x 3 conditions)")
+print(f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()} queries x 3 instructions x "
+      f"3 conditions) x {len(models_main)} models")
 print(main_requests["messages"].iloc[0][0]["content"][:1500])
+if synthetic or cfg.llm.base_url is not None:
+    with backend.open_endpoint(cfg, with_world=False) as endpoint:
+        main_raw, main_run = runs.collect_table(main_requests, models_main, endpoint,
+                                                experiment=runs.EXPERIMENTS["main"],
+                                                max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
+    print(main_run.line())
+else:
+    main_raw = responses.attach_request_ids(corpus.load_released_responses(corpus_source), main_requests)
+    models_main = sorted(main_raw["model"].unique())
+    headline = [m for m in models_main if m != runs.ABLATION_MODEL.id]
+resp_all = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode=parse_mode)
+resp = resp_all[resp_all["model"].isin(headline)]
+print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headline set: {len(resp)} cells")
+
+# %% [markdown]
+# ### Parser sensitivity
+#
+# Flip and boost rates of the headline models under the paper's parser and under the corrected
+# one (synthetic answers). The faithful rule reads a stray small number or the first number of a
+# reasoning trace as the choice, which adds spurious flips.
+
+# %%
+resp_corrected = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode="corrected")
+resp_corrected = resp_corrected[resp_corrected["model"].isin(headline)]
+pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]]
+           for name, r in ((parse_mode, resp), ("corrected", resp_corrected))], ignore_index=True)
+
+# %% [markdown]
+# ## Table 5: aggregate flip and boost rates
+#
+# The share of (model, instruction, query) pairs whose recommendation changes from *original* to
+# *flipped* (flip rate) and to *boosted* (boost rate), with 95 % Wilson intervals and the
+# reference's one-sided binomial test against p0 = 0.0001; the χ² test of flip vs boost rate is
+# printed below (headline models, synthetic answers).
+
+# %%
+tab5 = analysis.flip_rates(resp)
+artifacts.save_table(tab5, "ab-tab5", synthetic=synthetic)
+display(tab5)
+analysis.flip_boost_gap(resp)
+
+# %% [markdown]
+# ## Table 6: do flips move toward higher authority?
+#
+# For every changed pair, whether the paper picked under the manipulation has a higher or lower
+# composite authority (in its condition) than the paper picked under *original*: the share
+# toward higher over all flips (ties counted) and over decisive flips, with a two-sided binomial
+# test against ½, overall and per model (synthetic answers).
+
+# %%
+tab6 = pd.concat([analysis.flip_direction(resp).assign(model="all"), analysis.flip_direction(resp, by="model")],
+                 ignore_index=True)
+artifacts.save_table(tab6, "ab-tab6", synthetic=synthetic)
+tab6
+
+# %% [markdown]
+# ## Table 7: per-model susceptibility
+#
+# Per model: flip rate, boost rate (Wilson intervals) and susceptibility = their mean, with the
+# parse rate; sorted from the most resistant model. The χ² homogeneity test of the flip rate
+# across models is attached as columns (synthetic answers).
+
+# %%
+homogeneity = analysis.model_homogeneity(resp)
+tab7 = analysis.model_susceptibility(resp).assign(chi2_homogeneity=homogeneity["chi2"], p_homogeneity=homogeneity["p"])
+artifacts.save_table(tab7, "ab-tab7", synthetic=synthetic)
+tab7
+
+# %% [markdown]
+# ## Table 8: cross-model agreement
+#
+# Pairwise selection agreement (the share of shared cells in which two models pick the same
+# paper) and Cohen's κ of the per-query flip indicator under *flipped* and *boosted*: mean and
+# range over model pairs (synthetic answers). Models agree on which queries invite a flip more
+# than on which paper attracts them.
+
+# %%
+tab8 = analysis.agreement_summary(resp)
+artifacts.save_table(tab8, "ab-tab8", synthetic=synthetic)
+display(tab8)
+analysis.selection_agreement(resp).round(3)
+
+# %% [markdown]
+# ## Table 9: dose-response by citation stratum
+#
+# The percentage of picks by the citation stratum of the chosen paper (top, mid, low, emerging)
+# under each condition, next to each stratum's fixed share of every candidate set; the boosted
+# paper's pick rate against chance (lift, one-sided binomial) is printed below (synthetic answers).
+
+# %%
+tab9 = analysis.dose_response(resp)
+artifacts.save_table(tab9, "ab-tab9", synthetic=synthetic)
+display(tab9)
+display(analysis.boosted_pick_rate(resp))
+display(analysis.picked_authority(resp))
+analysis.boosted_max_h_test(resp)
+
+# %% [markdown]
+# ## Table 10: most and least susceptible topics
+#
+# The five topics with the highest and the five with the lowest flip rate, with their boost
+# rates and the spread (max − min topic flip rate, pp) over all topics (synthetic answers;
+# topic differences on the default come only from the synthetic papers and queries).
+
+# %%
+tab10 = analysis.topic_extremes(resp)
+artifacts.save_table(tab10, "ab-tab10", synthetic=synthetic)
+tab10
+
+# %% [markdown]
+# ## Table 11: the instruction effect
+#
+# Flip and boost rate per instruction variant, their reductions from the neutral baseline (pp)
+# and the exact McNemar test on paired flips (the same model and query under baseline and the
+# variant), over the headline models (synthetic answers).
+
+# %%
+tab11 = analysis.instruction_effect(resp)
+artifacts.save_table(tab11, "ab-tab11", synthetic=synthetic)
+tab11
+
+# %% [markdown]
+# ## Table 12: per-model effect of the mild instruction
+#
+# Per model and per cohort (open-weight, frontier): the flip rate under baseline and under the
+# mild anti-authority instruction, the change in pp (positive = backfire) and McNemar's test
+# (synthetic answers; the panel builds in the paper's frontier backfire).
+
+# %%
+tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=runs.cohorts())
+artifacts.save_table(tab12, "ab-tab12", synthetic=synthetic)
+tab12
+
+# %% [markdown]
+# ## Table 13: the say-do gap
+#
+# Per instruction: the rate of justifications that mention an authority marker (what models
+# *say*, pooled over conditions) and the flip rate (what they *do*), their drops from baseline
+# and the gap between the drops (synthetic answers).
+
+# %%
+tab13 = analysis.say_do_gap(resp)
+artifacts.save_table(tab13, "ab-tab13", synthetic=synthetic)
+tab13
+
+# %% [markdown]
+# ## Table 15: inference time per model
+#
+# Mean, median and 95th-percentile wall-clock seconds per cell, per model, over all models of
+# the run (synthetic: the panel's latency on this machine, not the models').
+
+# %%
+tab15 = analysis.inference_time(resp_all)
+artifacts.save_table(tab15, "ab-tab15", synthetic=synthetic)
+tab15
+
+# %% [markdown]
+# ## Table 17: sensitivity of the direction result to the weights
+#
+# The directional pull of Table 6 recomputed with each pick scored under other weightings of
+# its normalised components: the pilot-derived weights, uniform weights and each dimension
+# alone, with the share toward higher over all and over decisive flips (synthetic answers).
+
+# %%
+tab17 = analysis.weight_sensitivity(resp, derived=weights)
+artifacts.save_table(tab17, "ab-tab17", synthetic=synthetic)
+tab17
+
+# %% [markdown]
+# ## Table 19: flip and boost rates for every topic
+#
+# Flip and boost rate per topic over the headline models, sorted by flip rate; n is the number
+# of (model × instruction × query) flip pairs of the topic (synthetic answers).
+
+# %%
+tab19 = analysis.topic_rates(resp)
+artifacts.save_table(tab19, "ab-tab19", synthetic=synthetic)
+tab19
+
+# %% [markdown]
+# ## Table 21: the tier ablation (gpt-4o-mini)
+#
+# The smaller-tier closed model's flip rate, boost rate, mild-instruction change and parse rate,
+# and the aggregate flip rate of the headline models with and without it (paper Appendix E;
+# synthetic answers).
+
+# %%
+if runs.ABLATION_MODEL.id in set(resp_all["model"]):
+    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=runs.ABLATION_MODEL.id)
+    artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
+    display(tab21)
+else:
+    print(f"tier ablation skipped: no answers from {runs.ABLATION_MODEL.id}")
+
+# %% [markdown]
+# ## Table 22: the primary statistical tests
+#
+# The ten primary tests of the paper recomputed on the headline answers: flip and boost rate
+# above zero, flip vs boost, direction under both manipulations, model homogeneity, boosted pick
+# rate vs chance, max h-index of boosted vs original picks, and the two instruction effects,
+# with their statistic and p-value (synthetic answers).
+
+# %%
+tab22 = analysis.significance_summary(resp)
+artifacts.save_table(tab22, "ab-tab22", synthetic=synthetic)
+tab22
+
+# %% [markdown]
+# ## Table 23: authority-marker categories in justifications
+#
+# How often each family of authority language (citations, impact, recency, author prestige,
+# venue and institution names, h-index, credibility) appears in the justifications of the
+# headline models, as a share of all marker hits (the reference counts one hit per matching
+# pattern; synthetic answers).
+
+# %%
+tab23 = analysis.marker_categories(resp)
+artifacts.save_table(tab23, "ab-tab23", synthetic=synthetic)
+tab23
+
+# %% [markdown]
+# ## Intermediate data
+#
+# The corpus, conditions, request tables, the pilot's regression rows and the labelled
+# main-experiment responses, for later notebooks and for re-analysis without re-collection.
 
 # %%
 paper_corpus.papers.to_parquet(out_dir / "papers.parquet")
@@ -142,7 +470,11 @@ paper_corpus.authors.assign(affiliations=paper_corpus.authors["affiliations"].ma
 paper_corpus.queries.to_parquet(out_dir / "queries.parquet")
 candidates.to_parquet(out_dir / "candidates.parquet")
 conds.papers.to_parquet(out_dir / "condition_papers.parquet")
-conds.authors.assign(affiliations=conds.authors["affiliations"].map(list)).to_parquet(out_dir / "condition_authors.parquet")
+conds.authors.assign(affiliations=conds.authors["affiliations"].map(list)).to_parquet(
+    out_dir / "condition_authors.parquet")
 for name, table in (("pilot_requests", pilot_requests), ("main_requests", main_requests)):
     table.assign(candidate_ids=table["candidate_ids"].map(list)).to_parquet(out_dir / f"{name}.parquet")
+if pilot_table is not None:
+    pilot_table.to_parquet(out_dir / "pilot_rows.parquet")
+resp_all.to_parquet(out_dir / "responses.parquet")
 sorted(p.name for p in out_dir.glob("*.parquet"))

@@ -8,14 +8,17 @@ authority_attribution_reference.md`` Part A). Modules, in data-flow order:
 * :mod:`~lib.authority.scoring`: the five authority dimensions and the composite α (Eq. 1);
 * :mod:`~lib.authority.conditions`: original / flipped / boosted metadata and candidate sets;
 * :mod:`~lib.authority.prompts`: paper cards, instruction variants, main and pilot request tables;
+* :mod:`~lib.authority.runs`: the models, and the request tables sent through the shared client into
+  the raw store (experiments ``authority_pilot`` / ``authority_main``) and read back as raw answers;
 * :mod:`~lib.authority.parsing`: the recommended paper number (faithful and corrected parsers);
 * :mod:`~lib.authority.pilot`: pilot regression, VIF, McFadden R², dominance analysis, weight fusion;
 * :mod:`~lib.authority.responses`: the labelled responses table (the contract of every table);
 * :mod:`~lib.authority.analysis`: the tables ab-tab4 … ab-tab23 over that table.
 
 Data contract: the analysis functions take the responses table documented in
-:mod:`lib.authority.responses` (``RESPONSE_COLUMNS``) and return DataFrames; nothing here calls
-a model or reads the synthetic panel's truth.
+:mod:`lib.authority.responses` (``RESPONSE_COLUMNS``) and return DataFrames. Only
+:mod:`~lib.authority.runs` calls models, through :mod:`lib.llm` and an endpoint the caller opens;
+nothing here imports the synthetic panel or reads its truth.
 """
 from lib.authority.conditions import (CONDITIONS, ConditionSet, build_candidate_sets, build_conditions,
                                       conditions_from_release)
