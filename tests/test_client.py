@@ -470,3 +470,16 @@ def test_collect_works_inside_a_running_event_loop(server, tmp_path):
         return collect(reqs, _fast(server.url), store_root=tmp_path)
     summary = asyncio.run(notebook_cell())
     assert summary.requests == 2 and len(RawStore(tmp_path).records()) == summary.attempts_written > 0
+
+
+def test_free_text_tasks_end_at_the_first_non_empty_answer(server, tmp_path):
+    from lib.llm.collect import any_answer
+
+    reqs = [Request(experiment="free", model="m-a", api_model="m-a", task="authority", param=f"q{i}",
+                    temperature=0.5, replicate=0, messages=({"role": "user", "content": f"Pick a paper {i}"},))
+            for i in range(6)]
+    collect(reqs, _fast(server.url), store_root=tmp_path, validate=any_answer)
+    recs = RawStore(tmp_path).records()
+    answered = recs[recs["content"].fillna("").str.strip().ne("")]
+    assert set(answered["attempt"]) == {1}, "a non-empty free-text answer must not be re-asked"
+    assert any_answer("  ", "authority")["is_valid"] is False

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from lib.llm import prompts
 from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request
@@ -81,9 +81,20 @@ class CollectionSummary:
                 f"tries {dict(self.tries)}, {self.seconds:.1f} s")
 
 
+def any_answer(text: str | None, task: str) -> dict:
+    """Validation for free-text tasks (authority, AttriBench): any non-empty answer is kept."""
+    ok = bool((text or "").strip())
+    return {"is_valid": ok, "message": "Validation successful" if ok else "Empty response", "extracted_data": None}
+
+
 async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: Endpoint, *, max_attempts: int = 3,
-                        transport=None) -> CollectionSummary:
-    """Run every incomplete request into an open ``store`` (see module docstring)."""
+                        transport=None, validate: Callable[[str | None, str], dict] = llmcaller_validate
+                        ) -> CollectionSummary:
+    """Run every incomplete request into an open ``store`` (see module docstring).
+
+    ``validate(text, task)`` decides whether an answer ends the request: the LLMCaller check for
+    the LLMScholarBench tasks (default), :func:`any_answer` for free-text tasks.
+    """
     requests = list(requests)
     summary = CollectionSummary(requests=len(requests))
     t0 = time.perf_counter()
@@ -101,7 +112,7 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
             return
         for attempt in range(nxt, max_attempts + 1):
             rec = await client.attempt(r, attempt)
-            rec["validation"] = (llmcaller_validate(rec["content"], r.task) if rec["status"] == "ok" else
+            rec["validation"] = (validate(rec["content"], r.task) if rec["status"] == "ok" else
                                  {"is_valid": False, "message": "Infrastructure failure - API call failed",
                                   "extracted_data": None})
             store.append(rec)
@@ -154,10 +165,15 @@ def _capture(coro) -> dict:
 
 
 def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None,
-            max_attempts: int = 3, transport=None, write_index: bool = True) -> CollectionSummary:
-    """Collect ``requests`` into the raw store at ``store_root`` (default ``lib.paths.RAW``)."""
+            max_attempts: int = 3, transport=None, write_index: bool = True,
+            validate: Callable[[str | None, str], dict] = llmcaller_validate) -> CollectionSummary:
+    """Collect ``requests`` into the raw store at ``store_root`` (default ``lib.paths.RAW``).
+
+    ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
+    """
     with RawStore(store_root) as store:
-        summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts, transport=transport))
+        summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts, transport=transport,
+                                          validate=validate))
     if write_index:
         RawStore(store_root).write_index()
     log.info("collection: %s", summary.line())
