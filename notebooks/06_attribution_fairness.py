@@ -24,12 +24,18 @@
 # released files have been downloaded (`python -m lib.attribution.download`), the universe,
 # Tables 2–4 and Figures 9–10 use them instead, and Table 2 shows the paper's figures alongside.
 #
-# The model-response figures (4–8, 13–16) need the collection runs against the LLM panel; their
-# plotting functions are in `lib/attribution/figures.py` and they join this notebook with the runs.
+# The second half runs the evaluation of §5: every quote goes to the eleven models of Table 6
+# under the direct, indirect and indirect-overt prompts, without and with retrieved evidence, at
+# T = 0.7 and top-p = 0.95, through the shared client and raw store. On the embedded default the
+# models are the **synthetic LLM panel** (an OpenAI-compatible server on 127.0.0.1 whose latent
+# attribution behaviour is set by the panel, not learned); Figures 4–8 and 13–16 are drawn from
+# its answers and are synthetic. They show that the pipeline works, not the paper's findings.
 
 # %%
-from lib import artifacts, config, paths
-from lib.attribution import build, figures, models, prompts, robustness, tables
+import pandas as pd
+
+from lib import artifacts, backend, config, paths
+from lib.attribution import build, figures, metrics, models, prompts, robustness, runs, tables
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -38,6 +44,12 @@ balancing_runs = 100
 balance_lambda = 1.0
 n_matchings = 300
 use_released_data = True
+run_matchings = 8            # matchings (one quote per author and group) asked per dataset; 0 = whole datasets (paper)
+generations = 2              # stochastic generations per prompt (paper: 3)
+rag_subset_models = []       # with run_matchings = 0: models whose RAG runs use the n_matchings subsets (paper: † models)
+prompt_family = "reference"  # each model its release runner's prompts ("providers" / "together": one for all)
+api_models = {}              # real endpoints: Table 6 model id -> the endpoint's model name
+significance_test = "z"      # "z" (faithful, the release) or "welch" (corrected: Welch's t)
 
 # %%
 cfg = config.load_profile(profile)
@@ -178,3 +190,181 @@ tab5
 tab6 = models.table6()
 artifacts.save_table(tab6, "at-tab6", synthetic=False)
 tab6
+
+# %% [markdown]
+# ## Collection: the attribution runs
+#
+# Each dataset contributes its quotes (in the quick profile a random set of matchings, one quote
+# per author, so the four groups stay fame-balanced; the paper asks every quote). The evidence
+# R(q) is the top-5 of the run's own quotes by embedding similarity, the quote itself included
+# (§5.1). Requests go through `lib.llm` into the raw store (`outputs/raw/attribench_*`); a re-run
+# skips every request already answered. On the embedded default the endpoint is the synthetic
+# panel, which knows the quotes' authors and answers by its latent attribution parameters.
+
+# %%
+run_src = src if len(src.datasets) == 2 else tw
+model_ids = runs.paper_models()
+specs = runs.build_specs(run_src.datasets, n_matchings=run_matchings, seed=cfg.seed)
+dagger = [m for m in rag_subset_models if run_matchings == 0 and len(run_src.subsets) == 2]
+rag_conditions = [c for c in runs.CONDITIONS if c[1]]
+reqs = runs.plan(specs, model_ids, generations=generations, family=prompt_family, api_models=api_models,
+                 models_by_condition={c: [m for m in model_ids if m not in dagger] for c in rag_conditions})
+if dagger:
+    reqs += runs.plan(runs.build_specs(run_src.subsets, n_matchings=0, seed=cfg.seed), dagger, conditions=rag_conditions,
+                      generations=generations, family=prompt_family, api_models=api_models)
+panel_quotes = pd.concat(list(run_src.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
+print(f"{len(reqs):,} requests:", {s.dataset: len(s.targets) for s in specs}, "quotes,", len(model_ids), "models,",
+      generations, "generations")
+with backend.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
+    summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
+print(summary.line())
+responses = runs.responses(reqs)
+responses.to_parquet(out_dir / "responses.parquet", index=False)
+print(f"{len(responses):,} answered of {len(reqs):,} requests")
+
+# %% [markdown]
+# ## Scoring: accuracy, S_omit, S_evid and subgroup disparities
+#
+# Every reply is classified as correct author / wrong author / no author by the reference's
+# name matching (§5.1). Per quote the outcome is averaged over generations; per model and
+# prompt the accuracy is the mean over quotes with a 95 % CI (mean ± 1.96 se). S_omit is the
+# share of indirect, no-evidence replies naming nobody; S_evid the share of indirect,
+# evidence-conditioned replies not naming the correct author. Subgroups are compared with the
+# best subgroup by the release's test (z on the difference in means). Synthetic panel data.
+
+# %%
+scored = metrics.score_datasets(responses, run_src.datasets)
+scored.to_parquet(out_dir / "scored.parquet", index=False)
+accuracy = metrics.accuracy(scored)
+accuracy.to_parquet(out_dir / "accuracy.parquet", index=False)
+acc_sig = metrics.subgroup_significance(metrics.accuracy(scored, subgroups=True), higher_is_better=True,
+                                        test=significance_test)
+omit_sig = metrics.subgroup_significance(metrics.s_omit(scored, subgroups=True), higher_is_better=False,
+                                         test=significance_test)
+evid_sig = metrics.subgroup_significance(metrics.s_evid(scored, subgroups=True), higher_is_better=False,
+                                         test=significance_test)
+pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True).to_parquet(out_dir / "subgroup_significance.parquet", index=False)
+acc_view = accuracy[~accuracy["evidence"]].copy()
+acc_view["accuracy % [95% CI]"] = ((100 * acc_view["mean"]).round(1).astype(str) + " [" + (100 * acc_view["ci_low"]).round(1).astype(str)
+                                   + ", " + (100 * acc_view["ci_high"]).round(1).astype(str) + "]")
+acc_view.pivot(index="model", columns=["dataset", "prompt_type"], values="accuracy % [95% CI]")
+
+# %%
+disparities = pd.concat([metrics.disparity(acc_sig, higher_is_better=True), metrics.disparity(omit_sig, higher_is_better=False),
+                         metrics.disparity(evid_sig, higher_is_better=False)], ignore_index=True)
+disparities.to_parquet(out_dir / "disparities.parquet", index=False)
+# gap (pp) between the best and the worst subgroup: direct / indirect accuracy, S_omit, S_evid
+headline = disparities[(disparities["metric"].eq("accuracy") & ~disparities["evidence"]
+                        & disparities["prompt_type"].isin(["direct", "indirect"])) | disparities["metric"].isin(["omission", "miss"])]
+headline.pivot_table(index="model", columns=["dataset", "metric", "prompt_type"], values="gap_pp").round(1)
+
+# %%
+# figures label models by their display names (Table 6); † marks RAG runs on the subsets
+names = models.display_names()
+scored_fig = scored.assign(model=scored["model"].map(names).fillna(scored["model"]))
+dagger_names = [names.get(m, m) for m in dagger]
+runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, or real models on the twin
+
+# %% [markdown]
+# ## Figure 4: overall attribution accuracy
+#
+# Accuracy per model under the direct and the indirect prompt, no evidence, on both datasets,
+# with 95 % confidence intervals. The paper finds attribution hard even for frontier models
+# (about 25–27 % direct accuracy) and that direct and indirect rankings differ. Synthetic
+# panel data.
+
+# %%
+fig4 = figures.response_figure("at-fig4", scored_fig)
+artifacts.save_figure(fig4, "at-fig4", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 5: accuracy by subgroup
+#
+# Direct and indirect accuracy per model and subgroup (intersectional: race × gender;
+# multirace: race). Bold: the best subgroup and those not significantly different from it;
+# `*`: the best subgroup is significantly above all others. In the paper White men (White)
+# lead under every model and prompt. Synthetic panel data.
+
+# %%
+fig5 = figures.response_figure("at-fig5", scored_fig, test=significance_test)
+artifacts.save_figure(fig5, "at-fig5", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 6: omission suppression S_omit
+#
+# Share of indirect-prompt replies without evidence that name no author at all, per model and
+# subgroup (higher = more omission; bold = lowest or not significantly different from it). The
+# paper finds White and White-male authors least omitted in every model. Synthetic panel data.
+
+# %%
+fig6 = figures.response_figure("at-fig6", scored_fig, test=significance_test)
+artifacts.save_figure(fig6, "at-fig6", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 7: evidence suppression S_evid
+#
+# Share of indirect-prompt replies that do not name the correct author although the retrieved
+# evidence contains it, per model and subgroup. The paper finds smaller but persistent gaps:
+# evidence reduces but does not remove suppression disparities. Synthetic panel data.
+
+# %%
+fig7 = figures.response_figure("at-fig7", scored_fig, test=significance_test)
+artifacts.save_figure(fig7, "at-fig7", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 8: accuracy by author fame
+#
+# Mean direct-prompt accuracy per fame bin (binned log10 search hits), one line per model
+# (A.1). Accuracy rises with fame for every model, which is why AttriBench balances fame
+# across groups. Synthetic panel data.
+
+# %%
+fig8 = figures.response_figure("at-fig8", scored_fig)
+artifacts.save_figure(fig8, "at-fig8", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 13: evidence-conditioned accuracy
+#
+# Accuracy per model under the direct and indirect prompts when the top-5 retrieved
+# quote–author pairs (including the correct one) are in the prompt, with 95 % CIs (A.9). The
+# paper: near-perfect direct accuracy, much lower indirect accuracy. † = RAG run on the
+# 300-matching subset. Synthetic panel data.
+
+# %%
+fig13 = figures.response_figure("at-fig13", scored_fig, subset_models=dagger_names)
+artifacts.save_figure(fig13, "at-fig13", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 14: evidence-conditioned accuracy by subgroup, indirect prompt
+#
+# Indirect-prompt accuracy per model and subgroup with retrieved evidence; bold and `*` as in
+# Figure 5. The paper finds significant disparities even with the author in context. Synthetic
+# panel data.
+
+# %%
+fig14 = figures.response_figure("at-fig14", scored_fig, test=significance_test)
+artifacts.save_figure(fig14, "at-fig14", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 15: author omission under the direct prompt
+#
+# Share of direct-prompt replies naming no author, without and with evidence, per model and
+# subgroup (A.10). Omission here is task failure ("I don't know"); the paper finds it much
+# lower than under the indirect prompt, near zero with evidence, and lowest for White (male)
+# authors. Synthetic panel data.
+
+# %%
+fig15 = figures.response_figure("at-fig15", scored_fig, test=significance_test)
+artifacts.save_figure(fig15, "at-fig15", synthetic=runs_synthetic)
+
+# %% [markdown]
+# ## Figure 16: indirect-overt prompting
+#
+# Accuracy per model and subgroup when the indirect prompt adds "mentioning the author if
+# relevant", without and with retrieval (A.11). The paper: between direct and indirect without
+# retrieval, with White (male) authors ahead; near-perfect for all groups with retrieval.
+# Synthetic panel data.
+
+# %%
+fig16 = figures.response_figure("at-fig16", scored_fig, test=significance_test)
+artifacts.save_figure(fig16, "at-fig16", synthetic=runs_synthetic)

@@ -11,6 +11,8 @@ Modules, in pipeline order:
 * :mod:`.prompts`     Table 1 prompts, system prompts, evidence context R(q)
 * :mod:`.retrieval`   all-MiniLM-L6-v2 embeddings (cached), cosine top-5 with the query itself
 * :mod:`.requests`    ``build_requests``: the chat requests the collection runner sends
+* :mod:`.runs`        the runs of §5.1: plan (models × prompts × evidence × generations), collect
+                      through :mod:`lib.llm` into the raw store (resume-safe), read the responses back
 * :mod:`.mentions`    author-mention detection: correct / wrong / none
 * :mod:`.metrics`     accuracy with 95 % CIs, S_omit, S_evid, subgroup significance, disparity
 * :mod:`.tables`      Tables 2–5; :mod:`.models` Table 6; :mod:`.robustness` fame proxies (A.7)

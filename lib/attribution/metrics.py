@@ -84,6 +84,22 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     return out
 
 
+def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False) -> pd.DataFrame:
+    """:func:`score_responses` per dataset, concatenated: the responses table's ``dataset`` column
+    names the key of ``datasets`` (``intersectional`` / ``multirace``; a name containing
+    "multirace" is scored as that kind). Each dataset's own authors form its matcher universe."""
+    if "dataset" not in responses:
+        raise ValueError("score_datasets: responses table lacks column 'dataset' (lib.attribution.runs.responses sets it)")
+    unknown = sorted(set(responses["dataset"]) - set(datasets))
+    if unknown:
+        raise ValueError(f"score_datasets: responses name dataset(s) {unknown}, expected some of {sorted(datasets)}")
+    parts = [score_responses(responses[responses["dataset"] == name].drop(columns="dataset"), df,
+                             kind="multirace" if "multirace" in name else "intersectional", dataset_name=name,
+                             strict_names=strict_names)
+             for name, df in datasets.items() if (responses["dataset"] == name).any()]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 def quote_level(scored: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, model, prompt_type, evidence, quote): the means over generations.
 

@@ -1,8 +1,8 @@
 """Chat requests for the attribution runs: what the collection runner sends, one row per call.
 
-The runner (issue 7 item 4, not in this package) crosses these rows with the panel's models,
-sends ``messages`` with the decoding settings and stores the replies; the analysis then reads
-a responses table (see :mod:`lib.attribution.metrics`).
+The runner (:mod:`lib.attribution.runs`) crosses these rows with the models of Table 6, sends
+``messages`` with the decoding settings through :mod:`lib.llm` and stores the replies; the
+analysis then reads a responses table (see :mod:`lib.attribution.metrics`).
 """
 from __future__ import annotations
 

@@ -1,0 +1,317 @@
+"""The attribution runs: AttriBench prompts → shared client → raw store → responses table (paper §5.1).
+
+Design of the paper's evaluation: every quote is sent to every model under three prompts
+(direct, indirect, indirect overt), without and with retrieved evidence R(q), three stochastic
+generations each, at temperature T = 0.7 and nucleus p = 0.95 (§5.1; reference B.3).
+
+How a row of :func:`lib.attribution.requests.build_requests` becomes a
+:class:`lib.llm.client.Request` (the raw store's identity):
+
+=============  ==============================================================================
+experiment     ``attribench_<prompt_type>`` plus ``_evidence`` when R(q) is in the prompt
+               (:func:`experiment_name`)
+model          the model id of paper Table 6 (``gpt-5.1``, ``moonshotai/Kimi-K2.5`` ...)
+api_model      the id sent; the same unless ``api_models`` maps it (a real endpoint's names)
+task           ``<dataset>@<fingerprint>``: the dataset name and 8 hex of the sha256 of the
+               queried quotes and their retrieved evidence (:func:`fingerprint`), so a changed
+               dataset or corpus (another twin, the released files, another sample) gets new
+               requests instead of clashing with the prompts already stored
+param          the quote_id
+temperature    0.7
+replicate      generation − 1 (generations are 1-based like the reference's ``run``)
+=============  ==============================================================================
+
+Collection goes through :func:`lib.llm.collect.collect`, so the store, resume and fault
+handling are the shared ones. Two attribution-specific choices:
+
+* The shared collector re-asks answers that fail the LLMScholarBench JSON validation; a quote
+  attribution reply is prose and never "valid" in that sense, so every request is sent with
+  ``max_attempts=1`` and only requests whose stored attempts are all infrastructure failures
+  (API errors after the client's own retries) are re-asked, up to ``max_attempts``.
+* ``top_p`` is not a field of the shared :class:`~lib.llm.client.Request`; :class:`SamplingTransport`
+  adds it (0.95) to every chat-completions body on the wire. The stored ``request`` body is the
+  client's and therefore lacks it; :func:`responses` reports the ``top_p`` that was sent.
+
+Not sent: the reasoning switches of §5.1 (reasoning disabled, GPT-OSS-120B at "low") and the
+providers' batch APIs; the shared client speaks plain chat completions. The analysis never
+talks to the panel: it reads the store back with :func:`responses`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pandas as pd
+
+from lib.attribution import prompts as pr
+from lib.attribution.models import table6
+from lib.attribution.requests import TOP_P, build_requests
+from lib.llm.client import Endpoint, Request
+from lib.llm.collect import CollectionSummary, collect
+from lib.llm.store import RawStore, request_key
+
+EXPERIMENT_PREFIX = "attribench"
+#: the conditions of the paper's design: (prompt_type, evidence)
+CONDITIONS: tuple[tuple[str, bool], ...] = tuple((p, e) for e in (False, True) for p in pr.PROMPT_TYPES)
+RESPONSE_COLUMNS = ("dataset", "quote_id", "model", "prompt_type", "evidence", "generation", "text",
+                    "status", "attempts", "top_p", "request_id")
+
+
+def paper_models() -> list[str]:
+    """The eleven model ids of paper Table 6 (A.8), in the table's order."""
+    return table6()["version"].tolist()
+
+
+def experiment_name(prompt_type: str, evidence: bool) -> str:
+    """``attribench_direct``, ``attribench_indirect_overt_evidence`` ... (one store folder each)."""
+    if prompt_type not in pr.PROMPT_TYPES:
+        raise ValueError(f"prompt_type must be one of {pr.PROMPT_TYPES}, got {prompt_type!r}")
+    return f"{EXPERIMENT_PREFIX}_{prompt_type}" + ("_evidence" if evidence else "")
+
+
+def parse_experiment(name: str) -> tuple[str, bool]:
+    """Inverse of :func:`experiment_name`: (prompt_type, evidence)."""
+    rest = name.removeprefix(f"{EXPERIMENT_PREFIX}_")
+    evidence = rest.endswith("_evidence")
+    prompt_type = rest.removesuffix("_evidence")
+    if rest == name or prompt_type not in pr.PROMPT_TYPES:
+        raise ValueError(f"{name!r} is not an AttriBench experiment name (expected {EXPERIMENT_PREFIX}_<prompt>[_evidence])")
+    return prompt_type, evidence
+
+
+def fingerprint(*tables: pd.DataFrame | None) -> str:
+    """8 hex of the sha256 over what shapes the prompts: the queried quotes (quote_id, quote,
+    author_clean) and the retrieved evidence (quote_id, rank, neighbour_quote_id, author,
+    similarity to the 4 decimals the prompt shows). ``None`` tables are skipped."""
+    h = hashlib.sha256()
+    for df in tables:
+        if df is None:
+            continue
+        df = df.assign(similarity=df["similarity"].round(4)) if "similarity" in df else df
+        cols = [c for c in ("quote_id", "rank", "neighbour_quote_id", "quote", "author_clean", "author", "similarity")
+                if c in df]
+        h.update(df[cols].sort_values(cols[:2]).to_csv(index=False).encode("utf-8"))
+    return h.hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One dataset's part of a run: which quotes are asked (``targets``) and which corpus R(q)
+    is retrieved from (``retrieval`` = :func:`lib.attribution.retrieval.neighbours` of targets
+    within that corpus; needed for the evidence conditions)."""
+
+    dataset: str
+    targets: pd.DataFrame
+    retrieval: pd.DataFrame | None = None
+    corpus_fingerprint: str = ""     # overrides the computed :func:`fingerprint`
+
+    @property
+    def task(self) -> str:
+        return f"{self.dataset}@{self.corpus_fingerprint or fingerprint(self.targets, self.retrieval)}"
+
+
+def build_specs(datasets: Mapping[str, pd.DataFrame], *, n_matchings: int, seed: int, with_evidence: bool = True,
+                k: int = 5, cache_dir: Path | None = None, embedder=None) -> list[RunSpec]:
+    """One :class:`RunSpec` per dataset: the targets of :func:`select_targets` and, with
+    ``with_evidence``, their top-``k`` neighbours R(q) retrieved from the targets themselves
+    (as the paper's runs: the retrieval corpus is the run's CSV, the query's own row included;
+    :func:`lib.attribution.retrieval.neighbours`). ``cache_dir``/``embedder`` go to the retrieval."""
+    from lib.attribution import retrieval
+
+    specs = []
+    for kind, df in datasets.items():
+        targets = select_targets(df, "multirace" if "multirace" in kind else "intersectional", n_matchings, seed)
+        nb = retrieval.neighbours(targets, k=k, cache_dir=cache_dir, embedder=embedder) if with_evidence else None
+        specs.append(RunSpec(kind, targets, nb))
+    return specs
+
+
+#: output cap of the Together runners (reference B.3); the provider runners cap at 500 (requests.MAX_TOKENS)
+MAX_TOKENS_TOGETHER = 128
+
+
+def runner_family(model: str) -> pr.Family:
+    """The release's runner family of a Table 6 model: ``together`` for the models served by
+    Together AI (their own system prompt and templates, 128 output tokens), ``providers`` for
+    GPT-5.1, Claude and Gemini (and any model not in Table 6)."""
+    t = table6().set_index("version")
+    return "together" if model in t.index and t.loc[model, "access"] == "Together AI" else "providers"
+
+
+def select_targets(dataset: pd.DataFrame, kind: str, n_matchings: int, seed: int) -> pd.DataFrame:
+    """The quotes a run asks about: the whole dataset (``n_matchings`` = 0, the paper's design),
+    else ``n_matchings`` random matchings with one quote per author (the ``*_random_300matchings``
+    construction, :func:`lib.attribution.twin.random_matchings`), or, for tables without
+    ``match_idx`` (the released files), ``n_matchings`` random quotes per subgroup."""
+    if n_matchings < 0:
+        raise ValueError(f"select_targets: n_matchings must be >= 0, got {n_matchings}")
+    if n_matchings == 0:
+        return dataset.reset_index(drop=True)
+    if "match_idx" in dataset:
+        from lib.attribution.twin import random_matchings
+        return random_matchings(dataset, n_matchings, seed)
+    from lib.attribution.tables import balanced_quote_subset
+    return balanced_quote_subset(dataset, kind, per_group=n_matchings, seed=seed).drop(columns="subgroup")
+
+
+def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequence[tuple[str, bool]] = CONDITIONS,
+         generations: int = 3, family: pr.Family | str = "reference", api_models: Mapping[str, str] | None = None,
+         seed: int | None = None, models_by_condition: Mapping[tuple[str, bool], Sequence[str]] | None = None) -> list[Request]:
+    """The request plan: every spec × condition × model × quote × generation.
+
+    ``family="reference"`` (faithful) gives each model its release runner's prompts and output
+    cap (:func:`runner_family`: Together models 128 tokens and the Together system prompt, the
+    others 500 and the providers' prompts of Table 1); ``"providers"`` or ``"together"`` use one
+    family for all. ``models_by_condition`` overrides ``models`` for some conditions (the
+    paper's † models ran RAG on the 300-matching subsets: give them their own spec). Requests
+    carry T = 0.7 and ``seed`` (None: the paper sent none; generations are kept apart by the
+    replicate the client sends). ``api_models`` maps a model id to the name the endpoint expects.
+    """
+    if not models:
+        raise ValueError("plan: no models given (see paper_models())")
+    if family not in ("reference", *pr.SYSTEM):
+        raise ValueError(f"plan: family must be 'reference' or one of {tuple(pr.SYSTEM)}, got {family!r}")
+    api_models = dict(api_models or {})
+    out: list[Request] = []
+    for spec in specs:
+        task = spec.task
+        for prompt_type, evidence in conditions:
+            if evidence and spec.retrieval is None:
+                raise ValueError(f"plan: dataset {spec.dataset!r} has no retrieval table but the condition "
+                                 f"({prompt_type}, evidence) needs R(q)")
+            exp = experiment_name(prompt_type, evidence)
+            built: dict[str, pd.DataFrame] = {}
+            for model in (models_by_condition or {}).get((prompt_type, evidence), models):
+                fam = runner_family(model) if family == "reference" else family
+                if fam not in built:
+                    built[fam] = build_requests(spec.targets, prompt_type=prompt_type, with_evidence=evidence,
+                                                retrieval=spec.retrieval, generations=generations, family=fam)
+                cap = MAX_TOKENS_TOGETHER if fam == "together" else None
+                api = api_models.get(model, model)
+                for r in built[fam].itertuples(index=False):
+                    out.append(Request(experiment=exp, model=model, api_model=api, task=task, param=str(r.quote_id),
+                                       temperature=float(r.temperature), replicate=int(r.generation) - 1,
+                                       messages=tuple(r.messages), seed=seed, max_tokens=cap or int(r.max_tokens)))
+    return out
+
+
+class SamplingTransport(httpx.AsyncBaseTransport):
+    """An httpx transport that adds sampling fields the shared client does not send (``top_p``)
+    to every ``chat/completions`` body, then hands the request to ``inner`` (default: a normal
+    HTTP transport sized to the endpoint's concurrency). Fields already in the body are kept."""
+
+    def __init__(self, extra: Mapping[str, object], inner: httpx.AsyncBaseTransport | None = None,
+                 max_connections: int = 8):
+        self.extra = dict(extra)
+        # TCP_NODELAY: a request's header and body writes must not wait for a delayed ACK (40 ms)
+        self.inner = inner or httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path.endswith("/chat/completions"):
+            body = json.loads(await request.aread() or b"{}")
+            body.update({k: v for k, v in self.extra.items() if k not in body})
+            headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"content-length"]
+            request = httpx.Request(request.method, request.url, headers=headers,
+                                    content=json.dumps(body).encode("utf-8"), extensions=request.extensions)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> list[Request]:
+    """Requests without a stored attempt that got an answer (status ok) or a non-retryable stop."""
+    with RawStore(store_root) as store:
+        return [r for r in requests
+                if not any(a["status"] == "ok" or a["stop"] for a in store.attempts(r).values())]
+
+
+def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None, max_attempts: int = 3,
+        top_p: float | None = TOP_P, inner_transport: httpx.AsyncBaseTransport | None = None,
+        write_index: bool = True) -> CollectionSummary:
+    """Collect ``requests`` into the raw store (default ``lib.paths.RAW``); resume-safe.
+
+    Pass 1 sends every request that has no stored attempt (one attempt each). Passes 2..
+    ``max_attempts`` re-ask only requests whose attempts are all API errors, one more attempt
+    per pass. Requests already answered are skipped, so a second call sends nothing. ``top_p``
+    (None: not sent) goes on the wire through :class:`SamplingTransport`; ``inner_transport``
+    replaces the HTTP transport underneath (tests). Returns the summed :class:`CollectionSummary`
+    (``valid_requests`` stays 0: the LLMScholarBench validity check does not apply). The store's
+    parquet index is rebuilt once at the end (``write_index``), not after every pass.
+    """
+    if max_attempts < 1:
+        raise ValueError(f"run: max_attempts must be >= 1, got {max_attempts}")
+    total = CollectionSummary(requests=len(requests))
+    extra = {} if top_p is None else {"top_p": float(top_p)}
+    for attempt in range(1, max_attempts + 1):
+        todo = list(requests) if attempt == 1 else _unanswered(requests, store_root)
+        if not todo:
+            break
+        transport = SamplingTransport(extra, inner_transport, max_connections=endpoint.max_concurrency)
+        s = collect(todo, endpoint, store_root=store_root, max_attempts=attempt, transport=transport,
+                    write_index=False)
+        if attempt == 1:
+            total.already_complete = s.already_complete
+        total.attempts_written += s.attempts_written
+        total.api_error_attempts += s.api_error_attempts
+        total.stopped_requests += s.stopped_requests
+        total.tries.update(s.tries)
+        total.seconds += s.seconds
+        if s.api_error_attempts == 0 and s.already_complete == 0:
+            break                      # everything sent in this pass was answered
+    if write_index and total.attempts_written:
+        RawStore(store_root).write_index()
+    return total
+
+
+def responses(requests: Sequence[Request], *, store_root: Path | str | None = None, top_p: float | None = TOP_P,
+              include_failures: bool = False) -> pd.DataFrame:
+    """The responses table of the planned ``requests``, read back from the raw store.
+
+    One row per request: ``dataset`` (the task without its fingerprint), ``quote_id, model,
+    prompt_type, evidence, generation`` (replicate + 1), ``text`` (the first answered attempt's
+    content), ``status`` (ok / api_error / client_error / missing), ``attempts``, ``top_p`` (as
+    sent) and ``request_id``. Requests without an answer are dropped unless ``include_failures``
+    (then ``text`` is None, which the scorer counts as "no author named", as the reference's
+    empty outputs). Records of other plans in the same store are ignored.
+    """
+    wanted = {request_key(r): r for r in requests}
+    experiments = sorted({r.experiment for r in requests})
+    found: dict[tuple, list[dict]] = {}
+    store = RawStore(store_root)
+    for exp in experiments:
+        for rec in store.iter_records(exp):
+            k = request_key(rec)
+            if k in wanted:
+                found.setdefault(k, []).append(rec)
+    rows = []
+    for k, r in wanted.items():
+        recs = sorted(found.get(k, []), key=lambda x: int(x["attempt"]))
+        ok = next((x for x in recs if x.get("status") == "ok"), None)
+        status = "ok" if ok is not None else (recs[-1].get("status") if recs else "missing")
+        if ok is None and not include_failures:
+            continue
+        prompt_type, evidence = parse_experiment(r.experiment)
+        rows.append({"dataset": r.task.split("@", 1)[0], "quote_id": r.param, "model": r.model,
+                     "prompt_type": prompt_type, "evidence": evidence, "generation": int(r.replicate) + 1,
+                     "text": ok.get("content") if ok is not None else None, "status": status, "attempts": len(recs),
+                     "top_p": top_p, "request_id": r.request_id})
+    out = pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
+    out["evidence"] = out["evidence"].astype(bool)
+    out["generation"] = out["generation"].astype("int64")
+    return out
+
+
+def status_counts(requests: Sequence[Request], *, store_root: Path | str | None = None) -> pd.DataFrame:
+    """Per (model, prompt_type, evidence): planned requests, answered ones and failures."""
+    r = responses(requests, store_root=store_root, include_failures=True)
+    g = r.groupby(["model", "prompt_type", "evidence"], sort=False)["status"]
+    return g.agg(planned="size", answered=lambda s: int((s == "ok").sum())).reset_index().assign(
+        failed=lambda d: d["planned"] - d["answered"])
