@@ -1,8 +1,8 @@
 """Where the notebooks' chat completions go: the embedded panel or the profile's real endpoint.
 
 ``open_endpoint(cfg)`` is the one place outside the tests that knows both the synthetic LLM panel
-(:mod:`lib.panel`) and the OpenAI-compatible client (:mod:`lib.llm.client`). Notebooks 02, 05
-and 06 write::
+(:mod:`lib.panel`) and the OpenAI-compatible client (:mod:`lib.llm.client`). The collecting
+notebooks (01, 02, 05, 06) write::
 
     with backend.open_endpoint(cfg) as endpoint:
         summary = collect(requests, endpoint)
@@ -16,9 +16,9 @@ and 06 write::
   from the environment variable it names, at send time, by the client only.
 
 The collection notebooks (01, 02) also turn the raw store into the tables the analysis reads:
-:func:`attempt_table` (one row per attempt, both label sets, provenance) and :func:`name_table`
-(one row per recommended name with its match in the ground truth); :func:`write_parquet` stores
-them. Importing this module does not import the panel (only ``open_endpoint`` does, lazily), and
+:func:`attempt_table` (one row per attempt, both label sets, provenance; built model by model
+from the store by :func:`attempts_from_store`) and :func:`name_table` (one row per recommended
+name with its match in the ground truth); :func:`write_parquet` stores them. Importing this module does not import the panel (only ``open_endpoint`` does, lazily), and
 the analysis notebooks read the parquet, never this module.
 """
 from __future__ import annotations

@@ -19,15 +19,28 @@
 # models with web search (RAG) as extra configurations: 24 configurations in all.
 
 # %%
-from lib import artifacts, config
+from lib import artifacts, backend, config, paths
+from lib.groundtruth.world import load_world
 from lib.llm import models as llm_models
+from lib.llm import prompts
+from lib.llm.collect import build_requests, collect
+from lib.scholar import calibration
 
 # %% tags=["parameters"]
 profile = "quick"
+temperatures = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]   # the paper's grid
+families = ["top_k", "biased_top_k", "epoch", "field", "twins", "seniority"]
+params_per_family = 1        # task parameters per family, in the release's order; 0 = all (paper: 30 in all)
+replicates = 3               # independent runs per (model, task, temperature); paper: 3
+gemini_replicates = 2        # paper: 1 (API limits); 2 keeps the sd defined when a family has one parameter
+label_mode = "faithful"      # "faithful": the reference's labels; "paper": the paper's seven labels
+factuality_mode = "faithful"  # "corrected": de-duplicated names, zero-factuality requests kept
+valid_labels = ["valid", "verbose"]  # Fig. A.2's caption also counts "skipped-item"
 
 # %%
 cfg = config.load_profile(profile)
 models = llm_models.load_models()
+out_dir = paths.DATA / "01_calibration"
 
 # %% [markdown]
 # ## Table 1: LLMs by size class and access
@@ -41,3 +54,96 @@ models = llm_models.load_models()
 tab1 = llm_models.table1(models)
 artifacts.save_table(tab1, "lsb-tab1", synthetic=False)
 tab1
+
+# %% [markdown]
+# ## The temperature sweep (§3.2 "Initial calibration", App. A.3)
+#
+# Every configuration answers the task prompts at each temperature of the grid
+# {0, .25, .5, .75, 1, 1.5, 2}, with independent replicates per (model, task, temperature)
+# (three in the paper; one for Gemini because of API limits), each request with up to three
+# validation attempts. On the embedded default the answers come from the **synthetic** LLM panel
+# over the synthetic scholarly world: everything below is synthetic, not the paper's findings.
+# The raw responses go to the append-only store (`outputs/raw/temperature_analysis/`); re-running
+# the notebook resumes from it and only asks what is missing.
+
+# %%
+world = load_world(cfg.seed, cfg.world.n_authors)
+task_params = [tp.param for fam in families
+               for tp in prompts.task_params([fam])[:params_per_family or None]]
+is_gemini = models["provider"] == "gemini"
+with backend.open_endpoint(cfg, world=world) as endpoint:
+    requests = (build_requests(models[~is_gemini], experiment="temperature_analysis", params=task_params,
+                               replicates=replicates, temperatures=temperatures, seed=cfg.seed,
+                               model_id=endpoint.model_id)
+                + build_requests(models[is_gemini], experiment="temperature_analysis", params=task_params,
+                                 replicates=gemini_replicates, temperatures=temperatures, seed=cfg.seed,
+                                 model_id=endpoint.model_id))
+    print(f"{len(requests)} requests: {len(models)} configurations × {len(task_params)} task parameters × "
+          f"{len(temperatures)} temperatures × {replicates} replicates ({gemini_replicates} for Gemini)")
+    summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+print(summary.line())
+
+# %% [markdown]
+# ## Labels and names of the sweep
+#
+# Each attempt gets the reference's response label (valid, verbose, empty, invalid,
+# skipped-item, provider error, …; reference §2.1–2.2) and the paper's seven labels; per request
+# the first valid attempt is kept. Each recommended name of a kept attempt is matched against
+# the ground truth with the paper's rule (App. B.3). Both tables are written for notebook 04,
+# whose temperature intervention reuses the sweep.
+
+# %%
+attempts = backend.attempts_from_store(models, "temperature_analysis", requests=requests)
+names = backend.name_table(attempts, world.authors)
+backend.write_parquet(attempts, out_dir / "attempts.parquet")
+backend.write_parquet(names, out_dir / "names.parquet")
+attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
+
+# %% [markdown]
+# ## The selection rule (reference §2.12)
+#
+# Per model and temperature: f_valid is the share of requests whose first valid attempt (else
+# last attempt) is labelled valid or verbose; factuality is the per-request share of recommended
+# names that exist in the ground truth, averaged (mean and sd) per task family and then over the
+# five experiment families (constrained prompts excluded). The score is
+# (mean / sd) × f_valid; the best score wins, ties go to the lower temperature. Faithful to the
+# release, duplicates count and requests without any real name drop out of the factuality
+# (`factuality_mode = "corrected"` de-duplicates and keeps them). Because the score divides by
+# the sd, small samples make the choice noisy: the quick profile's choices are illustrative.
+
+# %%
+fact_names = names[names["mode"] == ("faithful" if label_mode == "faithful" else "paper")]
+label_col = "label" if label_mode == "faithful" else "label_paper"
+rule_attempts = attempts if label_mode == "faithful" else attempts.assign(valid_attempt=attempts["valid_attempt_paper"])
+scores = calibration.temperature_scores(rule_attempts, fact_names, label_col=label_col, valid_labels=valid_labels,
+                                        mode=factuality_mode)
+selected = calibration.select_temperatures(scores)
+selected["paper_temperature"] = selected["model"].map(models.set_index("key")["temperature"])
+selected["synthetic"] = cfg.synthetic
+backend.write_parquet(scores, out_dir / "temperature_scores.parquet")
+backend.write_parquet(selected, out_dir / "selected_temperatures.parquet")
+selected
+
+# %% [markdown]
+# ## Fig. A.2: temperature sensitivity of response validity and factuality
+#
+# One panel per configuration: the bars stack the share of requests by the label of their
+# kept attempt at each temperature; white points with bars are the factuality mean ± sd
+# (task-averaged); the black outline marks the selected temperature. Synthetic data.
+
+# %%
+shares = calibration.label_shares(rule_attempts, label_col=label_col)
+fig = calibration.figure_a2(shares, scores, selected, models=list(models["key"]), synthetic=cfg.synthetic)
+artifacts.save_figure(fig, "lsb-figA2", synthetic=cfg.synthetic)
+
+# %% [markdown]
+# ## Table A.1: model configurations with the selected temperature
+#
+# The 24 configurations as the release pins them (API, sub-provider, quantisation, reasoning,
+# RAG), the paper's temperature and the temperature this run selected (synthetic on the
+# embedded default; notebook 02 collects at the selected one).
+
+# %%
+tabA1 = calibration.table_a1(models, selected)
+artifacts.save_table(tabA1, "lsb-tabA1", synthetic=cfg.synthetic)
+tabA1

@@ -21,14 +21,27 @@
 # reference scholars) and seniority (2).
 
 # %%
-from lib import artifacts, config
+import pandas as pd
+
+from lib import artifacts, backend, config, paths
+from lib.groundtruth.world import load_world
+from lib.llm import models as llm_models
 from lib.llm import prompts
+from lib.llm.collect import build_requests, collect
 
 # %% tags=["parameters"]
 profile = "quick"
+runs = 4                     # repeated runs per prompt (replicate index); paper: 62 (twice daily for 31 days)
+families = ["top_k", "epoch", "field", "twins", "seniority"]   # the baseline tasks
+params_per_family = 1        # task parameters per family, in the release's order; 0 = all (paper)
+constrained_prompts = True   # add the 12 biased_top_k (constrained) prompts; capped by params_per_family
+rag = True                   # collect the two grounded (web-search) Gemini configurations
+temperature_source = "calibration"   # "calibration": 01's selected temperatures; "paper": Table A.1's
 
 # %%
 cfg = config.load_profile(profile)
+models = llm_models.load_models()
+out_dir = paths.DATA / "02_collection"
 
 # %% [markdown]
 # ## Fig. A.1: the prompt template, rendered for every task parameter
@@ -47,3 +60,97 @@ print(prompts.SYSTEM_MESSAGE)
 rendered = prompts.render_final_prompts()
 artifacts.save_text(rendered, "lsb-figA1", synthetic=False)
 print(prompts.render("biased_top_k", "top_100_bias_gender_female"))
+
+
+# %% [markdown]
+# ## Longitudinal collection (§3.2 "Data collection", App. A.1)
+#
+# The paper queried every configuration twice daily (08:00 and 16:00) for 31 days at its
+# calibrated temperature, with up to three validation attempts per prompt. Here a run is a
+# replicate index: run r of a prompt is the r-th independent request (the quick profile uses
+# fewer runs). The prompts are the baseline tasks, the constrained (`biased_top_k`) prompts, and
+# every task for the two grounded Gemini configurations (RAG with web search). The temperature
+# of each configuration is the one notebook 01 selected. On the embedded default the answers
+# come from the **synthetic** LLM panel: everything below is synthetic. The raw responses go to
+# the append-only store (`outputs/raw/interventions/`); a re-run resumes from it.
+
+# %%
+if temperature_source == "calibration":
+    selected_path = paths.DATA / "01_calibration" / "selected_temperatures.parquet"
+    if not selected_path.is_file():
+        raise FileNotFoundError(f"{selected_path}: run notebook 01 first (it selects the temperatures), "
+                                "or set temperature_source = 'paper'")
+    selected = pd.read_parquet(selected_path).set_index("model")["temperature"]
+    missing = sorted(set(models["key"]) - set(selected.index))
+    if missing:
+        raise KeyError(f"{selected_path}: column model lacks {missing}; re-run notebook 01")
+    models["temperature"] = models["key"].map(selected).astype(float)
+elif temperature_source != "paper":
+    raise ValueError(f"parameter temperature_source must be 'calibration' or 'paper', got {temperature_source!r}")
+collected = models if rag else models[~models["grounded"]]
+plan_families = [f for f in families if f != "biased_top_k"] + (["biased_top_k"] if constrained_prompts else [])
+task_params = [tp.param for fam in plan_families
+               for tp in prompts.task_params([fam])[:params_per_family or None]]
+world = load_world(cfg.seed, cfg.world.n_authors)
+with backend.open_endpoint(cfg, world=world) as endpoint:
+    requests = build_requests(collected, experiment="interventions", params=task_params, replicates=runs,
+                              temperatures="calibrated", seed=cfg.seed, model_id=endpoint.model_id)
+    print(f"{len(requests)} requests: {len(collected)} configurations × {len(task_params)} task parameters × "
+          f"{runs} runs")
+    summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+print(summary.line())
+
+# %% [markdown]
+# ## Labelled attempts and recommended names
+#
+# One row per attempt with the reference's labels (faithful) and the paper's seven labels, the
+# kept attempt per request under each, the refusal flags and the provenance of the answer; one
+# row per recommended name of the kept attempts with its match in the ground truth (faithful rule
+# for the reference's name rows, corrected rule for the paper's). Notebooks 03 and 04 read these.
+
+# %%
+attempts = backend.attempts_from_store(models, "interventions", requests=requests)
+names = backend.name_table(attempts, world.authors)
+backend.write_parquet(attempts, out_dir / "attempts.parquet")
+backend.write_parquet(names, out_dir / "names.parquet")
+print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests; {len(names)} name rows")
+
+# %% [markdown]
+# ## Counts per label, model and task
+#
+# Attempts by the reference's label (faithful), per configuration and task family, and the same
+# for the paper's seven labels. Synthetic data; written as CSV next to the parquet (not paper
+# artifacts).
+
+# %%
+counts = attempts.groupby(["model", "task", "label"]).size().unstack(fill_value=0)
+counts_paper = attempts.groupby(["model", "task", "label_paper"]).size().unstack(fill_value=0)
+counts.to_csv(out_dir / "label_counts.csv")
+counts_paper.to_csv(out_dir / "label_counts_paper.csv")
+counts
+
+# %%
+counts_paper
+
+# %% [markdown]
+# ## Provenance
+#
+# Per configuration: where the requests went, what answered (served model, provider, system
+# fingerprint), the temperature, how many requests, attempts, HTTP tries and failed attempts,
+# tokens, latency and the time span of the collection.
+
+# %%
+provenance = attempts.groupby("model").agg(
+    base_url=("base_url", "first"), requested_model=("requested_model", "first"),
+    served_models=("served_model", lambda s: ", ".join(sorted(s.dropna().unique()))),
+    providers=("provider", lambda s: ", ".join(sorted(s.dropna().unique()))),
+    fingerprints=("system_fingerprint", lambda s: ", ".join(sorted(s.dropna().unique()))),
+    temperature=("temperature", "first"), grounded=("grounded", "first"),
+    requests=("request_id", "nunique"), attempts=("attempt", "size"), http_tries=("tries", "sum"),
+    failed_attempts=("status", lambda s: int((s != "ok").sum())),
+    valid_requests=("valid_attempt", "sum"), total_tokens=("total_tokens", "sum"),
+    mean_latency_s=("latency_s", "mean"), first_request=("started_at", "min"), last_request=("finished_at", "max"),
+).reset_index()
+provenance["synthetic"] = cfg.synthetic
+provenance.to_csv(out_dir / "provenance.csv", index=False)
+provenance

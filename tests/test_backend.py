@@ -1,0 +1,226 @@
+"""lib.backend: the embedded panel behind open_endpoint, the real-endpoint branch, and recovery of
+the panel's refusal and eventual-validity rates by a small collection through it (tests only:
+the analysis never reads the panel's truth)."""
+import dataclasses
+import json
+import os
+import socket
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from lib import backend, config
+from lib.groundtruth.world import load_world
+from lib.llm import labels
+from lib.llm import models as llm_models
+from lib.llm.collect import build_requests, collect
+from lib.llm.store import RawStore
+from lib.stats import wilson_ci
+
+SEED, N_AUTHORS = 7, 3000
+KEY_VAR = "LSB_BACKEND_TEST_KEY"
+SENTINEL = "sentinel-key-value-never-to-be-read"
+
+
+def _profile(tmp_path, base_url="null", api_key_env=KEY_VAR):
+    p = tmp_path / "p.yaml"
+    p.write_text(f"name: t\nsynthetic: true\nseed: {SEED}\nworld: {{n_authors: {N_AUTHORS}}}\n"
+                 f"llm: {{base_url: {base_url}, api_key_env: {api_key_env}, max_concurrency: 8, "
+                 f"request_timeout_s: 20}}\npromises: []\n")
+    return config.load_profile(p)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    return load_world(SEED, N_AUTHORS, cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+class _SpyEnviron(dict):
+    """os.environ stand-in that records which variables were read."""
+
+    def __init__(self, base):
+        super().__init__(base)
+        self.read = set()
+
+    def get(self, k, default=None):
+        self.read.add(k)
+        return super().get(k, default)
+
+    def __getitem__(self, k):
+        self.read.add(k)
+        return super().__getitem__(k)
+
+
+def _port_open(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(1.0)
+        return s.connect_ex((host, port)) == 0
+
+
+def test_open_endpoint_serves_the_panel_on_localhost_and_stops_it(tmp_path, world, monkeypatch):
+    cfg = _profile(tmp_path)
+    spy = _SpyEnviron(os.environ)
+    spy[KEY_VAR] = SENTINEL
+    monkeypatch.setattr(os, "environ", spy)
+    with backend.open_endpoint(cfg, world=world) as ep:
+        host, port = ep.base_url.split("//")[1].split("/")[0].split(":")
+        assert host == "127.0.0.1"
+        with urllib.request.urlopen(ep.base_url + "/models", timeout=5) as r:
+            listing = json.loads(r.read())
+        assert "gemini-2.5-pro-grounded" in {m["id"] for m in listing["data"]}
+        assert ep.api_key_env is None and ep.api_key() is None and ep.model_id == "key"
+        reqs = build_requests(llm_models.load_models().head(2), experiment="t", params=["top_5"], model_id="key")
+        summary = collect(reqs, ep, store_root=tmp_path / "raw")
+        assert summary.attempts_written >= 2
+    assert KEY_VAR not in spy.read, "the panel endpoint read the profile's API key variable"
+    stored = "".join(p.read_text() for p in (tmp_path / "raw").glob("*/*.jsonl"))
+    assert stored and SENTINEL not in stored
+    assert not _port_open(host, int(port)), "the panel still listens after open_endpoint exited"
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(ep.base_url + "/models", timeout=2)
+
+
+def test_open_endpoint_stops_the_panel_when_the_block_raises(tmp_path, world):
+    cfg = _profile(tmp_path)
+    with pytest.raises(RuntimeError, match="boom"):
+        with backend.open_endpoint(cfg, world=world) as ep:
+            port = int(ep.base_url.rsplit(":", 1)[1].split("/")[0])
+            raise RuntimeError("boom")
+    assert not _port_open("127.0.0.1", port)
+
+
+def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_prompts(tmp_path):
+    cfg = _profile(tmp_path)
+    with backend.open_endpoint(cfg, with_world=False) as ep:
+        body = json.dumps({"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "x"}]}).encode()
+        with urllib.request.urlopen(urllib.request.Request(ep.base_url + "/chat/completions", data=body), timeout=5) as r:
+            assert r.status == 200          # non-LLMScholarBench prompts need no ground truth
+        reqs = build_requests(llm_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
+        summary = collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw")
+    assert summary.api_error_attempts == summary.attempts_written >= 1   # 503: the panel has no authors table
+
+
+def test_open_endpoint_returns_the_profile_endpoint_for_a_real_base_url(tmp_path):
+    cfg = _profile(tmp_path, base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY")
+    with backend.open_endpoint(cfg) as ep:
+        assert ep.base_url == "https://openrouter.ai/api/v1"
+        assert ep.api_key_env == "OPENROUTER_API_KEY"
+        assert ep.model_id == "api_model" and ep.pin_provider
+
+
+# ---- recovery of the panel's truth ----------------------------------------------------------
+PARAMS = ["top_5", "1950s", "PER", "early_career", "famous_female", "fictitious_male"]
+REPLICATES = 10
+
+
+@pytest.fixture(scope="module")
+def recovery(tmp_path_factory, world):
+    tmp = tmp_path_factory.mktemp("recovery")
+    cfg = _profile(tmp)
+    models = llm_models.load_models()
+    reqs = build_requests(models, experiment="recovery", params=PARAMS, replicates=REPLICATES, model_id="key")
+    with backend.open_endpoint(cfg, world=world) as ep:
+        collect(reqs, ep, store_root=tmp / "raw")
+    records = RawStore(tmp / "raw").records("recovery")
+    lab = labels.label_attempts(records)
+    from lib.panel import Panel, resolve, truth
+    from lib.panel.scholar import INVALID_FORMS
+
+    tr = truth(SEED, panel=Panel.from_world(world, SEED))
+    empty_share = INVALID_FORMS["empty"] / sum(INVALID_FORMS.values())
+    rows = []
+    for m in models["key"]:
+        tasks = tr["models"][resolve(m).id]["lsb"]["tasks"]
+        ev = []
+        for p in PARAMS:
+            q, psi = tasks[p]["q"], tasks[p]["refusal_form_share"]
+            # the collector stops at the first attempt passing the LLMCaller check, and an empty
+            # array passes it (reference §1.7), so an "empty" invalid attempt ends the request:
+            # P(continue) = 1 − q − (1 − q)(1 − ψ)·empty share, eventual = q(1 + c + c²)
+            c = 1 - q - (1 - q) * (1 - psi) * empty_share
+            ev.append(q * (1 + c + c * c))
+        rows.append({"model": m, "refusal_truth": np.mean([tasks[p]["refusal_rate"] for p in PARAMS]),
+                     "eventual_truth": np.mean(ev)})
+    return lab, pd.DataFrame(rows).set_index("model"), (records, tmp / "raw", reqs)
+
+
+def _misses(successes: pd.Series, n: int, expected: pd.Series, alpha: float) -> list[str]:
+    out = []
+    for m, k in successes.items():
+        lo, hi = wilson_ci(int(k), n, alpha=alpha)
+        if not lo <= expected[m] <= hi:
+            out.append(f"{m}: {k}/{n} vs truth {expected[m]:.3f}")
+    return out
+
+
+def _check(successes: pd.Series, n: int, expected: pd.Series) -> None:
+    # 24 models × 95 % intervals: a few misses are expected by chance, allow up to the binomial
+    # 99.9 % quantile; no model may miss the Bonferroni-corrected interval
+    allowed = int(stats.binom.ppf(0.999, len(successes), 0.05))
+    misses = _misses(successes, n, expected, 0.05)
+    assert len(misses) <= allowed, misses
+    assert _misses(successes, n, expected, 0.05 / len(successes)) == []
+
+
+def test_collection_recovers_the_panel_refusal_rate_per_model(recovery):
+    lab, truth_tab, _ = recovery
+    first = lab[lab["attempt"] == 1]      # every request has an attempt 1: an unbiased sample
+    refusals = first.groupby("model")["is_refusal"].apply(lambda s: int((s == 1).sum()))
+    assert (first.groupby("model").size() == len(PARAMS) * REPLICATES).all()
+    _check(refusals, len(PARAMS) * REPLICATES, truth_tab["refusal_truth"])
+
+
+def test_collection_recovers_the_panel_eventual_validity_per_model(recovery):
+    lab, truth_tab, _ = recovery
+    per_request = lab.groupby(["model", "task", "param", "replicate"])["valid_attempt"].any()
+    valid = per_request.groupby("model").sum().astype(int)
+    _check(valid, len(PARAMS) * REPLICATES, truth_tab["eventual_truth"])
+
+
+# ---- collection tables ----------------------------------------------------------------------
+def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp_path):
+    lab, _, (records, root, reqs) = recovery
+    models = llm_models.load_models()
+    att = backend.attempt_table(records, models)
+    assert len(att) == len(records) == len(lab)
+    assert (att["label"] == lab["label"]).all() and (att["valid_attempt"] == lab["valid_attempt"]).all()
+    assert (att["run"] == att["replicate"]).all()
+    # at most one chosen attempt per request under each label set, and only valid/verbose ones
+    req = ["model", "task", "param", "temperature", "replicate"]
+    assert att.groupby(req)["valid_attempt_paper"].sum().max() == 1
+    assert set(att.loc[att["valid_attempt_paper"], "label_paper"]) <= {"valid", "verbose"}
+    assert att["served_model"].notna().all() and (att["status"] == "ok").all()
+    assert (att["total_tokens"] > 0).all()
+    assert att.loc[att["model"] == "gemini-2.5-pro-grounded", "grounded"].all()
+    assert set(att["access"]) == {"open", "proprietary"}
+    with pytest.raises(KeyError, match="not-a-model"):
+        backend.attempt_table(records.assign(model="not-a-model"), models)
+    # model by model from the store gives the same table; a plan keeps only its own requests
+    streamed = backend.attempts_from_store(models, "recovery", store_root=root)
+    key = ["model", "task", "param", "replicate", "attempt"]
+    cols = ["label", "label_paper", "valid_attempt", "valid_attempt_paper"]
+    pd.testing.assert_frame_equal(streamed.sort_values(key).reset_index(drop=True)[cols],
+                                  att.sort_values(key).reset_index(drop=True)[cols])
+    part = backend.attempts_from_store(models, "recovery", store_root=root, requests=reqs[:50])
+    assert set(part["request_id"]) == {r.request_id for r in reqs[:50]}
+    with pytest.raises(ValueError, match="no attempt of experiment 'nope'"):
+        backend.attempts_from_store(models, "nope", store_root=root)
+
+    names = backend.name_table(att, world.authors)
+    assert set(names["mode"]) == {"faithful", "paper"}
+    faithful = names[names["mode"] == "faithful"]
+    assert len(faithful) == len(labels.name_rows(att))
+    assert faithful["matched"].mean() > 0.5          # the panel recalls mostly real authors
+    assert names.loc[names["matched"], "author_id"].isin(world.authors["author_id"]).all()
+    assert names.loc[~names["matched"], "author_id"].isna().all()
+
+    backend.write_parquet(att, tmp_path / "a.parquet")
+    back = pd.read_parquet(tmp_path / "a.parquet")
+    assert len(back) == len(att) and list(back.columns) == list(att.columns)
+    i = int(np.flatnonzero(att["valid_attempt"].to_numpy())[0])
+    expected = json.loads(json.dumps(att["names_reference"].iloc[i], default=str))
+    assert json.loads(back["names_reference"].iloc[i]) == expected
