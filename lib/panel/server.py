@@ -19,6 +19,8 @@ HOST = "127.0.0.1"
 def _make_handler(panel: Panel, stopping: threading.Event):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # keep-alive answers are small: without TCP_NODELAY each one waits on Nagle + delayed ACK (~40 ms)
+        disable_nagle_algorithm = True
 
         def log_message(self, fmt, *args):  # quiet: the collectors keep their own logs
             return
