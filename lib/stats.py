@@ -170,6 +170,28 @@ def aggregate_per_group(
     return pd.DataFrame(rows, columns=cols)
 
 
+def aggregate_by_groups(
+    per_attempt: pd.DataFrame,
+    groups: Sequence[str] = ("model_access", "model_size", "model_class"),
+    *,
+    value: str = "metric_value",
+    metric_col: str = "metric_name",
+    alpha: float = 0.05,
+) -> pd.DataFrame:
+    """:func:`aggregate_per_group` for several grouping columns at once, stacked (Figure 2 layout).
+
+    For each column g of ``groups`` (e.g. access, size, reasoning, model, task_name), aggregates
+    by [g, metric] and labels the rows with group_kind = g and group = the value. Returns columns
+    group_kind, group, metric, n, mean, std, median, sum, ci_low, ci_high, ci.
+    """
+    out = []
+    for g in groups:
+        a = aggregate_per_group(per_attempt, [g, metric_col], value=value, metric_col=metric_col, alpha=alpha)
+        out.append(a.rename(columns={g: "group"}).assign(group_kind=g))
+    cols = ["group_kind", "group", metric_col, "n", "mean", "std", "median", "sum", "ci_low", "ci_high", "ci"]
+    return pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)
+
+
 def bootstrap_over_prompts(
     df: pd.DataFrame,
     statistic: Callable[[pd.DataFrame], float],

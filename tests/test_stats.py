@@ -1,0 +1,107 @@
+"""lib.stats: hand-computed intervals and tests, agreement with statsmodels/sklearn, aggregation."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as st
+
+from lib import stats
+
+
+def test_wilson_matches_statsmodels_and_hand_value():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for s, n in [(7, 20), (0, 10), (10, 10), (1, 3), (55, 62)]:
+        lo, hi = stats.wilson_ci(s, n)
+        ref = proportion_confint(s, n, method="wilson")
+        assert lo == pytest.approx(ref[0], abs=1e-12) and hi == pytest.approx(ref[1], abs=1e-12)
+    # by hand: p = .5, n = 4, z = 1.959964: centre .5, half = z*sqrt(.0625 + z²/64)/(1 + z²/4)
+    z = st.norm.ppf(0.975)
+    half = z * math.sqrt(0.25 / 4 + z * z / 64) / (1 + z * z / 4)
+    assert stats.wilson_ci(2, 4) == pytest.approx((0.5 - half, 0.5 + half))
+
+
+def test_wilson_edges():
+    assert all(math.isnan(v) for v in stats.wilson_ci(0, 0))
+    assert stats.wilson_ci(0, 10)[0] == 0.0
+    with pytest.raises(ValueError, match="successes"):
+        stats.wilson_ci(11, 10)
+
+
+def test_t_ci_hand_computed():
+    mean, lo, hi = stats.t_ci([1, 2, 3, 4])
+    half = st.t.ppf(0.975, 3) * np.std([1, 2, 3, 4], ddof=1) / 2
+    assert mean == 2.5 and lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
+    assert lo == pytest.approx(0.44574, abs=1e-4)
+    m, lo, hi = stats.t_ci([0.3])
+    assert m == 0.3 and math.isnan(lo) and math.isnan(hi)
+    assert all(math.isnan(v) for v in stats.t_ci([]))
+    assert stats.t_ci([1, np.nan, 1]) == (1.0, 1.0, 1.0)
+
+
+def test_mcnemar_exact_and_asymptotic():
+    # exact: 2 * P[Binom(13, .5) <= 3] = 2 * (1 + 13 + 78 + 286) / 2^13
+    assert stats.mcnemar(3, 10) == pytest.approx(2 * 378 / 8192)
+    assert stats.mcnemar(10, 3) == stats.mcnemar(3, 10)
+    assert stats.mcnemar(0, 0) == 1.0
+    assert stats.mcnemar(5, 5) == 1.0
+    assert stats.mcnemar(3, 10, exact=False) == pytest.approx(st.chi2.sf(36 / 13, 1))
+    with pytest.raises(ValueError):
+        stats.mcnemar(-1, 2)
+
+
+def test_cohens_kappa_hand_and_sklearn():
+    assert stats.cohens_kappa([1, 1, 0, 0], [1, 0, 0, 0]) == pytest.approx(0.5)
+    assert stats.cohens_kappa(["a", "b"], ["a", "b"]) == 1.0
+    assert stats.cohens_kappa(["a", "a"], ["a", "a"]) == 1.0
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 3, 200), rng.integers(0, 3, 200)
+    assert stats.cohens_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b))
+    with pytest.raises(ValueError, match="labels_b has 1"):
+        stats.cohens_kappa([1, 2], [1])
+    assert math.isnan(stats.cohens_kappa([], []))
+
+
+def test_aggregate_per_group_wilson_for_binary_t_otherwise():
+    df = pd.DataFrame({
+        "model_size": ["S"] * 4 + ["M"] * 3 + ["L"],
+        "metric_name": ["validity_pct"] * 4 + ["factuality_author"] * 3 + ["factuality_author"],
+        "metric_value": [1, 1, 0, 1, 0.2, 0.4, np.nan, 0.9],
+    })
+    out = stats.aggregate_per_group(df, ["model_size", "metric_name"]).set_index("model_size")
+    assert (out.loc["S", "ci_low"], out.loc["S", "ci_high"]) == pytest.approx(stats.wilson_ci(3, 4))
+    assert out.loc["S", "n"] == 4 and out.loc["S", "sum"] == 3
+    m, lo, hi = stats.t_ci([0.2, 0.4])
+    assert out.loc["M", "n"] == 2 and out.loc["M", "mean"] == pytest.approx(0.3)
+    assert (out.loc["M", "ci_low"], out.loc["M", "ci_high"]) == pytest.approx((lo, hi))
+    assert math.isnan(out.loc["L", "ci_low"])  # one value: no t interval
+    with pytest.raises(KeyError, match="model_class"):
+        stats.aggregate_per_group(df, ["model_class"])
+
+
+def test_aggregate_by_groups_stacks_group_kinds():
+    df = pd.DataFrame({"model_access": ["open", "open", "proprietary"], "model_size": ["S", "M", "S"],
+                       "metric_name": ["refusal_pct"] * 3, "metric_value": [1, 0, 1]})
+    out = stats.aggregate_by_groups(df, ["model_access", "model_size"])
+    assert out[["group_kind", "group"]].values.tolist() == [["model_access", "open"], ["model_access", "proprietary"],
+                                                           ["model_size", "M"], ["model_size", "S"]]
+    s = out.set_index(["group_kind", "group"]).loc[("model_size", "S")]
+    assert s["n"] == 2 and s["mean"] == 1.0 and (s["ci_low"], s["ci_high"]) == pytest.approx(stats.wilson_ci(2, 2))
+
+
+def test_bootstrap_over_prompts_clusters_and_is_seeded():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"prompt": np.repeat(np.arange(30), 5), "y": rng.normal(np.repeat(rng.normal(0, 1, 30), 5), 0.1)})
+    est, lo, hi = stats.bootstrap_over_prompts(df, lambda d: d["y"].mean(), prompt_col="prompt", n_boot=150)
+    assert lo < est < hi
+    assert stats.bootstrap_over_prompts(df, lambda d: d["y"].mean(), prompt_col="prompt", n_boot=150) == (est, lo, hi)
+    # resampling rows would understate the spread: the prompt-level interval is wider
+    per_row = df.assign(prompt=np.arange(len(df)))
+    _, lo2, hi2 = stats.bootstrap_over_prompts(per_row, lambda d: d["y"].mean(), prompt_col="prompt", n_boot=150)
+    assert hi - lo > 1.5 * (hi2 - lo2)
+    one = df[df["prompt"] == 0]
+    e, l1, h1 = stats.bootstrap_over_prompts(one, lambda d: d["y"].mean(), prompt_col="prompt", n_boot=20)
+    assert l1 == pytest.approx(e) and h1 == pytest.approx(e)
