@@ -1,0 +1,131 @@
+"""lib.scholar.claims: each check gives the known verdict on constructed data."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import claims
+from lib.scholar import claims as sc
+from lib.scholar import interventions as iv
+
+
+def _binary(metric, temp, k, n, access="open", model="m"):
+    return pd.DataFrame({"metric_name": metric, "temperature": temp, "access": access, "model": model,
+                         "metric_value": [1.0] * k + [0.0] * (n - k)})
+
+
+def _cont(metric, temp, values, access="open"):
+    return pd.DataFrame({"metric_name": metric, "temperature": temp, "access": access, "model": "m",
+                         "metric_value": values})
+
+
+def test_temperature_effect_held_not_held_and_na():
+    drop = pd.concat([_binary("validity_pct", 0.0, 90, 100), _binary("validity_pct", 1.0, 50, 100),
+                      _binary("validity_pct", 2.0, 40, 100)])
+    v = sc.temperature_effect(drop, "validity_pct")
+    assert v.status == "held"
+    assert v.numbers["validity_pct at T=0"] == pytest.approx(0.9)
+    assert v.numbers["validity_pct at T=2"] == pytest.approx(0.4)
+    assert v.numbers["CI high T"][1] < v.numbers["CI low T"][0]
+    # a small drop inside overlapping CIs does not hold; a rise does not hold either
+    small = pd.concat([_binary("validity_pct", 0.0, 9, 10), _binary("validity_pct", 2.0, 8, 10)])
+    assert sc.temperature_effect(small, "validity_pct").status == "not held"
+    rise = pd.concat([_binary("validity_pct", 0.0, 40, 100), _binary("validity_pct", 2.0, 90, 100)])
+    assert sc.temperature_effect(rise, "validity_pct").status == "not held"
+    assert sc.temperature_effect(rise, "validity_pct", direction="higher").status == "held"
+    one_t = _binary("validity_pct", 0.0, 5, 10)
+    assert sc.temperature_effect(one_t, "validity_pct").status == "not applicable"
+
+
+def test_consistency_falls_back_to_factuality():
+    rng = np.random.default_rng(0)
+    fact = pd.concat([_cont("factuality_author", 0.0, 0.9 + rng.normal(0, 0.01, 30)),
+                      _cont("factuality_author", 2.0, 0.6 + rng.normal(0, 0.01, 30))])
+    v = sc.temperature_effect_consistency(fact)
+    assert v.status == "held" and "consistency unavailable" in v.detail
+    cons = pd.concat([fact, _cont("consistency", 0.0, [0.5, 0.52, 0.48]), _cont("consistency", 2.0, [0.5, 0.6, 0.4])])
+    v2 = sc.temperature_effect_consistency(cons)
+    assert v2.status == "not held" and "consistency at T=0" in v2.numbers
+
+
+def _curves(open_vals, prop_vals):
+    rows = []
+    for g, vals in (("open", open_vals), ("proprietary", prop_vals)):
+        for t, v in zip((0.0, 1.0, 2.0), vals):
+            for metric in ("validity_pct", "factuality_author"):
+                rows.append({"group_kind": "access", "group": g, "temperature": t, "metric_name": metric, "mean": v})
+    return pd.DataFrame(rows)
+
+
+def test_access_sensitivity():
+    v = sc.access_sensitivity(_curves([0.9, 0.7, 0.5], [0.8, 0.82, 0.78]))
+    assert v.status == "held"
+    assert v.numbers["sensitivity open"] == pytest.approx(0.4)
+    assert v.numbers["sensitivity proprietary"] == pytest.approx(0.04)
+    assert sc.access_sensitivity(_curves([0.8, 0.8, 0.8], [0.9, 0.5, 0.7])).status == "not held"
+    only_open = _curves([0.9, 0.7, 0.5], [0, 0, 0]).query("group == 'open'")
+    assert sc.access_sensitivity(only_open).status == "not applicable"
+
+
+def test_open_refuse_more():
+    pa = pd.concat([_binary("refusal_pct", t, 60, 100, "open") for t in (0.0, 1.0)]
+                   + [_binary("refusal_pct", t, 20, 100, "proprietary") for t in (0.0, 1.0)])
+    v = sc.open_refuse_more(pa)
+    assert v.status == "held" and v.numbers["temperatures open > proprietary"] == "2/2"
+    flip = pd.concat([_binary("refusal_pct", 0.0, 90, 100, "open"), _binary("refusal_pct", 1.0, 10, 100, "open"),
+                      _binary("refusal_pct", 0.0, 20, 100, "proprietary"),
+                      _binary("refusal_pct", 1.0, 20, 100, "proprietary")])
+    assert sc.open_refuse_more(flip).status == "not held"  # not at every temperature
+    assert sc.open_refuse_more(pa[pa["access"] == "open"]).status == "not applicable"
+
+
+def _attempts(task, n, k, grounded=False):
+    return pd.DataFrame({"task": task, "grounded": grounded, "is_refusal": [1] * k + [0] * (n - k)})
+
+
+def test_constrained_refusals():
+    more = pd.concat([_attempts("biased_top_k", 100, 70), _attempts("top_k", 100, 30), _attempts("field", 100, 99),
+                      _attempts("biased_top_k", 50, 0, grounded=True)])
+    v = sc.constrained_refusals(more)
+    assert v.status == "held"
+    assert v.numbers["refusal constrained"] == pytest.approx(0.7)
+    assert v.numbers["refusal baseline top_k"] == pytest.approx(0.3) and v.numbers["n baseline"] == 100
+    same = pd.concat([_attempts("biased_top_k", 100, 30), _attempts("top_k", 100, 30)])
+    assert sc.constrained_refusals(same).status == "not held"
+    assert sc.constrained_refusals(_attempts("top_k", 10, 3)).status == "not applicable"
+
+
+def test_constrained_unethical_share():
+    tab = pd.DataFrame({
+        "configuration": ["Baseline"] * 100 + ["Constrained prompting"] * 100,
+        "refused": True,
+        "cluster_name": (["Contradictory request"] * 98 + ["Unethical request"] * 2
+                         + ["Contradictory request"] * 60 + ["Unethical request"] * 40)})
+    v = sc.constrained_unethical_share(iv.reason_shares(tab))
+    assert v.status == "held"
+    assert v.numbers["unethical share constrained"] == pytest.approx(0.4)
+    assert v.numbers["unethical share baseline"] == pytest.approx(0.02)
+    none_cp = tab[tab["configuration"] == "Baseline"]
+    assert sc.constrained_unethical_share(iv.reason_shares(none_cp)).status == "not applicable"
+
+
+def test_claims_are_registered_and_checkable(isolated_outputs):
+    ids = [c.id for c in sc.ALL]
+    assert len(ids) == len(set(ids)) and all(c.paper == "llmscholarbench" for c in sc.ALL)
+    v = claims.check(sc.CP_REFUSALS, sc.constrained_refusals, _attempts("top_k", 10, 3), synthetic=True)
+    assert v.status == "not applicable"
+    assert [r["id"] for r in claims.records()] == ["lsb-cp-refusals"]
+
+
+def test_difference_newcombe_and_welch():
+    # Newcombe (1998), Table II example (56/70 vs 48/80), method 10: 0.0524 to 0.3339
+    a = pd.Series([1.0] * 48 + [0.0] * 32)
+    b = pd.Series([1.0] * 56 + [0.0] * 14)
+    d = sc._difference(a, b, "refusal_pct")
+    assert d["diff"] == pytest.approx(0.2)
+    assert d["ci"] == [pytest.approx(0.0524, abs=1e-4), pytest.approx(0.3339, abs=1e-4)]
+    from scipy import stats as st
+    x, y = pd.Series([0.1, 0.4, 0.35, 0.8]), pd.Series([0.9, 0.7, 0.95])
+    ref = st.ttest_ind(y, x, equal_var=False).confidence_interval()
+    w = sc._difference(x, y, "factuality_author")
+    assert w["ci"] == [pytest.approx(ref.low), pytest.approx(ref.high)]
+    assert np.isnan(sc._difference(x, y.iloc[:1], "factuality_author")["ci"][0])
