@@ -224,3 +224,27 @@ def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp
     i = int(np.flatnonzero(att["valid_attempt"].to_numpy())[0])
     expected = json.loads(json.dumps(att["names_reference"].iloc[i], default=str))
     assert json.loads(back["names_reference"].iloc[i]) == expected
+
+
+def test_collection_recovers_the_panel_factuality_per_task(recovery, world):
+    """Hallucination: the share of recommended names found in D, per task pooled over models,
+    against the panel's expected factuality. Names cluster within attempts and the matcher has
+    known errors (benchmarks/matching.py: some perturbed real names missed, some invented names
+    that reuse a common first and last name found), so agreement is checked to ±3 points, not by
+    a sampling interval; a broken matcher or panel moves it by far more."""
+    from lib.panel import Panel, resolve, truth
+
+    _, _, (records, _, _) = recovery
+    att = backend.attempt_table(records, llm_models.load_models())
+    names = backend.name_table(att, world.authors)
+    faithful = names[names["mode"] == "faithful"].drop_duplicates(
+        ["model", "param", "replicate", "attempt", "clean_name"])
+    tr = truth(SEED, panel=Panel.from_world(world, SEED))
+    for param in ["top_5", "1950s", "PER"]:
+        sub = faithful[faithful["param"] == param]
+        per_model = sub.groupby("model")["matched"].mean()
+        expected = np.mean([tr["models"][resolve(m).id]["lsb"]["tasks"][param]["factuality"] for m in per_model.index])
+        hallucinated = np.mean([tr["models"][resolve(m).id]["lsb"]["tasks"][param]["hallucination_share"]
+                                for m in per_model.index])
+        assert abs(per_model.mean() - expected) < 0.03, (param, per_model.mean(), expected)
+        assert hallucinated > 0.005, "the panel must hallucinate for this check to mean anything"
