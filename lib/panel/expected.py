@@ -12,7 +12,7 @@ Structure of :func:`truth` (JSON-serialisable):
    ``attributes``  the published attributes (as in GET /v1/models)
    ``lsb``         ``latent`` (model-level parameters incl. the calibrated β),
                    ``tasks`` {param: parameters and expected rates at the model's temperature:
-                   q (per attempt), eventual_validity 1−(1−q)³, refusal_rate, hallucination_share,
+                   q (per attempt), eventual_validity q(1+c+c²) (c: re-ask probability), refusal_rate, hallucination_share,
                    duplicate_rate, kappa, consistency_approx, task_accuracy, calibration_targets},
                    ``temperature_curves`` {param: {T: the same rates}} over the calibration grid
    ``authority``   susceptibility (per instruction), τ, weights, noise, mention rates per

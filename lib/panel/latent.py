@@ -12,7 +12,8 @@ Two kinds of parameters:
 LLMScholarBench temperature curves (panel.md "Temperature"), with T* the calibrated temperature:
 
 * per-attempt validity   q(T) = q0 · σ((T_c − T)/w),  q0 and T_c = T* + Δ chosen so that
-  q(T*) = q* = 1 − (1 − v)^(1/3), v the published eventual validity (three attempts);
+  q(T*) = q* solves eventual_validity(q*) = v, v the published eventual validity (three attempts,
+  an empty array ending a request early: see :func:`eventual_validity`);
 * refusal language        logit ρ(T) = logit ρ* + b·(T − T*)
 * factuality              logit f(T) = logit f* − a·(T − T*); f is the share of names that
   are real *and* matchable: real authors are drawn with f/(1 − typo share), a quarter of the
@@ -30,6 +31,9 @@ from functools import lru_cache
 import numpy as np
 
 from lib.panel import calibration as cal
+
+#: Shares of the malformed answer forms among invalid, non-refusal attempts (panel design).
+INVALID_FORMS = {"placeholder": 0.3, "empty": 0.2, "nonsense": 0.2, "broken": 0.3}
 from lib.panel.profiles import all_profiles
 
 QMAX = 0.999
@@ -131,6 +135,30 @@ def _family_hard(param: str) -> bool:
     return param.startswith(("fictitious", "movie", "politic", "top_100_bias"))
 
 
+def eventual_validity(q: float, rho: float, psi: float) -> float:
+    """P(a request ends valid within three attempts) for per-attempt validity ``q``.
+
+    The collector re-asks only while the LLMCaller check fails; an empty array passes it
+    (reference §1.7), so an "empty" invalid attempt ends the request early. With ψ the share of
+    invalid attempts that are full refusals (capped so refusal language stays at ρ), the re-ask
+    probability is c = 1 − q − (1 − q)(1 − ψ)·s_empty, and the answer is q(1 + c + c²).
+    """
+    psi = min(psi, rho / max(1.0 - q, 1e-9))
+    c = 1.0 - q - (1.0 - q) * (1.0 - psi) * INVALID_FORMS["empty"] / sum(INVALID_FORMS.values())
+    return q * (1.0 + c + c * c)
+
+
+def _solve_q(v: float, rho: float, psi: float) -> float:
+    """Per-attempt validity whose eventual validity is the published ``v`` (bisection; ≤ 0.99)."""
+    lo, hi = 0.0, 0.99
+    if eventual_validity(hi, rho, psi) <= v:
+        return hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if eventual_validity(mid, rho, psi) < v else (lo, mid)
+    return (lo + hi) / 2
+
+
 @lru_cache(maxsize=65536)
 def lsb_task(seed: int, model: str, param: str, temperature: float) -> dict:
     """Every LLMScholarBench behaviour parameter of (model, task param) at a temperature.
@@ -141,7 +169,8 @@ def lsb_task(seed: int, model: str, param: str, temperature: float) -> dict:
     lat = lsb_models(seed)[model]
     t = _task_targets(model, _calibrated_param(param))
     T, Ts = float(temperature), lat.T_star
-    q_star = min(1.0 - (1.0 - min(float(t["val"]), cal.HI)) ** (1.0 / 3.0), 0.99)
+    psi_base = lat.refusal_form_share_hard if _family_hard(param) else lat.refusal_form_share
+    q_star = _solve_q(min(float(t["val"]), cal.HI), float(t["ref"]), psi_base)
     gap = lat.Tc_gap
     q0 = q_star / float(cal.sigmoid(gap / lat.width))
     if q0 > QMAX:
@@ -161,7 +190,7 @@ def lsb_task(seed: int, model: str, param: str, temperature: float) -> dict:
     task_acc = t["task_acc"]
     if task_acc == task_acc:  # not NaN: task accuracy falls with T like factuality
         task_acc = float(cal.sigmoid(cal.logit(task_acc) - 0.5 * lat.fact_slope * (T - Ts)))
-    psi = lat.refusal_form_share_hard if _family_hard(param) else lat.refusal_form_share
+    psi = psi_base
     # full refusals are a share ψ of invalid attempts; they always carry refusal language,
     # so the other attempts carry it with ρ' keeping the attempt-level rate at ρ.
     psi = min(psi, rho / max(1.0 - q, 1e-9))
@@ -170,7 +199,7 @@ def lsb_task(seed: int, model: str, param: str, temperature: float) -> dict:
     dup = float(t["dup"])
     return {
         "family": t["family"], "T": T, "T_star": Ts, "T_c": Tc, "width": lat.width, "q0": q0,
-        "q_star": q_star, "q": q, "eventual_validity": 1.0 - (1.0 - q) ** 3,
+        "q_star": q_star, "q": q, "eventual_validity": eventual_validity(q, rho, psi),
         "refusal_rate": rho, "refusal_form_share": psi, "refusal_language_other": rho_other,
         "factuality": real_share * (1.0 - typo_share), "real_share": real_share,
         "hallucination_share": 1.0 - real_share, "typo_share": typo_share,

@@ -45,7 +45,7 @@ FAMILY_MIX = {
                  "Other or no explanation": 0.05},
 }
 POOL_SETS_CACHED = 512   # (model, task) pool sets kept; ≤ 0.4 MB per pool (30 000 cap)
-INVALID_FORMS = {"placeholder": 0.3, "empty": 0.2, "nonsense": 0.2, "broken": 0.3}
+INVALID_FORMS = latent.INVALID_FORMS
 MALFORMED_FORMS = ("wrapper", "truncated", "misspelled")
 
 
