@@ -1,0 +1,122 @@
+"""LLMScholarBench §4.1 (AQ1) and App. C.1 claims, checked on the baseline per-attempt table.
+
+Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure function of the
+per-attempt table of :func:`lib.scholar.aggregate.per_attempt_table` (baseline query) returning
+a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision rule, as in
+:mod:`lib.scholar.claims`: "A is higher than B" holds when the 95 % interval of A − B lies
+entirely above 0 (Newcombe's hybrid score interval for refusal/validity, Welch's t otherwise),
+all per-attempt values of a group pooled (reference §2.10). A missing group or metric (e.g.
+consistency with one run on the tiny profile) gives ``not applicable`` with the reason.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from lib.claims import Claim, Verdict, verdict
+from lib.scholar.claims import _above_zero, _difference, _na, _summary
+
+P = "llmscholarbench"
+ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
+                        "Open models refuse more often than proprietary models.")
+ACCESS_VALIDITY = Claim("lsb-aq1-access-validity", P, "§4.1 (Fig. 2)",
+                        "Open models reach higher eventual validity than proprietary models.")
+ACCESS_FACTUALITY = Claim("lsb-aq1-access-factuality", P, "§4.1 (Fig. 2)",
+                          "Proprietary models have higher author factuality than open models.")
+ACCESS_PARITY = Claim("lsb-aq1-access-parity", P, "§4.1 (Fig. 2)",
+                      "Proprietary models have higher gender parity than open models.")
+ACCESS_CONSISTENCY = Claim("lsb-aq1-access-consistency", P, "§4.1 (Fig. 2)",
+                           "Proprietary models have higher temporal consistency than open models.")
+SIZE_VALIDITY = Claim("lsb-aq1-size-validity", P, "§4.1 (Fig. 2)", "Eventual validity increases with model size.")
+SIZE_REFUSALS = Claim("lsb-aq1-size-refusals", P, "§4.1 (Fig. 2)", "Refusals increase with model size.")
+SIZE_DUPLICATES = Claim("lsb-aq1-size-duplicates", P, "§4.1 (Fig. 2)", "Duplicates decrease with model size.")
+SIZE_CONSISTENCY = Claim("lsb-aq1-size-consistency", P, "§4.1 (Fig. 2)",
+                         "Temporal consistency decreases with model size.")
+REASONING_VALIDITY = Claim("lsb-aq1-reasoning-validity", P, "§4.1 (Fig. 2)",
+                           "Reasoning-disabled models have higher validity than reasoning-enabled models.")
+REASONING_FACTUALITY = Claim("lsb-aq1-reasoning-factuality", P, "§4.1 (Fig. 2)",
+                             "Reasoning-enabled models have higher author factuality than reasoning-disabled models.")
+TASK_FACTUALITY = Claim("lsb-c1-task-factuality", P, "App. C.1 (Fig. C.8, C.10)",
+                        "Author factuality exceeds field, epoch and seniority factuality on those tasks.")
+SENIORITY_SENIOR = Claim("lsb-c1-seniority-senior", P, "App. C.1 (Fig. C.10)",
+                         "Seniority factuality is higher for senior scholars than for early-career researchers.")
+ALL = (ACCESS_REFUSALS, ACCESS_VALIDITY, ACCESS_FACTUALITY, ACCESS_PARITY, ACCESS_CONSISTENCY, SIZE_VALIDITY,
+       SIZE_REFUSALS, SIZE_DUPLICATES, SIZE_CONSISTENCY, REASONING_VALIDITY, REASONING_FACTUALITY, TASK_FACTUALITY,
+       SENIORITY_SENIOR)
+
+SIZE_ORDER = ("S", "M", "L", "XL")
+
+
+def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: str, metric: str) -> Verdict:
+    """``metric`` is higher for group value ``higher`` than for ``lower`` of column ``group``:
+    held when the 95 % CI of mean(higher) − mean(lower) is above 0."""
+    d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
+    a, b = d.loc[d[group] == higher, "metric_value"], d.loc[d[group] == lower, "metric_value"]
+    if a.size < 2 or b.size < 2:
+        return _na(f"{metric}: fewer than two values for {group}={higher!r} or {lower!r}",
+                   {f"n {higher}": int(a.size), f"n {lower}": int(b.size)})
+    sa, sb = _summary(a, metric), _summary(b, metric)
+    diff = _difference(b, a, metric)
+    return verdict(_above_zero(diff),
+                   {f"{metric} {higher}": sa["mean"], f"CI {higher}": sa["ci"], f"n {higher}": sa["n"],
+                    f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"],
+                    f"{higher} - {lower}": diff["diff"], "CI difference": diff["ci"]},
+                   f"held if the 95% CI of {higher} - {lower} is above 0")
+
+
+def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "increase",
+               group: str = "size_class", order=SIZE_ORDER) -> Verdict:
+    """``metric`` increases (or decreases) with model size: held when the 95 % CI of the
+    difference largest − smallest size class present lies above (below) 0 and the Spearman
+    correlation between size rank and the class means has the same sign."""
+    if direction not in ("increase", "decrease"):
+        raise ValueError(f"size_trend: direction must be 'increase' or 'decrease', got {direction!r}")
+    d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
+    present = [s for s in order if (d[group] == s).sum() >= 2]
+    if len(present) < 2:
+        return _na(f"{metric}: fewer than two size classes with two values", {"classes": present})
+    means = d.groupby(group)["metric_value"].mean().reindex(present)
+    small, large = d.loc[d[group] == present[0], "metric_value"], d.loc[d[group] == present[-1], "metric_value"]
+    diff = _difference(small, large, metric) if direction == "increase" else _difference(large, small, metric)
+    if means.nunique() < 2:  # constant means: no rank correlation, no trend
+        rho = 0.0
+    elif len(present) > 2:
+        rho = float(st.spearmanr(np.arange(len(present)), means.to_numpy()).statistic)
+    else:
+        rho = float(np.sign(means.iloc[-1] - means.iloc[0]))
+    sign_ok = rho > 0 if direction == "increase" else rho < 0
+    nums = {f"{metric} {s}": float(means[s]) for s in present}
+    nums.update({"n": [int((d[group] == s).sum()) for s in present],
+                 f"{present[-1]} - {present[0]}": float(large.mean() - small.mean()),
+                 "CI difference": sorted((1 if direction == "increase" else -1) * c + 0.0 for c in diff["ci"]),
+                 "Spearman rho (size rank, mean)": rho})
+    return verdict(_above_zero(diff) and sign_ok, nums,
+                   f"held if the 95% CI of {present[-1]} - {present[0]} is "
+                   f"{'above' if direction == 'increase' else 'below'} "
+                   "0 and the rank correlation of the class means with size has that sign")
+
+
+def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:
+    """On the field, epoch and seniority tasks, author factuality exceeds the task's own
+    factuality: per task, the paired per-attempt difference author − task factuality has a
+    95 % t-interval above 0. Held when it does for every task present (at least one)."""
+    tasks = {"field": "factuality_field", "epoch": "factuality_epoch", "seniority": "factuality_seniority"}
+    keys = ["model", "task", "param", "temperature", "replicate", "attempt"]
+    nums, ok, seen = {}, True, []
+    for task, metric in tasks.items():
+        d = per_attempt[(per_attempt["task"] == task) & per_attempt["metric_name"].isin(["factuality_author", metric])]
+        w = d.pivot_table(index=keys, columns="metric_name", values="metric_value", aggfunc="first")
+        if metric not in w or "factuality_author" not in w:
+            continue
+        diff = (w["factuality_author"] - w[metric]).dropna()
+        if diff.size < 2:
+            continue
+        mean, lo, hi = _summary(diff, "gap")["mean"], *_summary(diff, "gap")["ci"]
+        seen.append(task)
+        nums.update({f"author {task}": float(w["factuality_author"].mean()), f"{metric}": float(w[metric].mean()),
+                     f"gap {task}": mean, f"CI gap {task}": [lo, hi], f"n {task}": int(diff.size)})
+        ok = ok and bool(lo > 0)
+    if not seen:
+        return _na("no field, epoch or seniority attempt with both factualities")
+    return verdict(ok, nums, f"paired per attempt; held if every task's gap CI is above 0 (tasks: {', '.join(seen)})")

@@ -1,0 +1,67 @@
+"""lib.scholar.claims_benchmark: verdicts of the §4.1 / App. C.1 checks on constructed data."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.scholar import claims_benchmark as cb
+
+
+def _rows(metric, column, value_map):
+    rows = []
+    for g, values in value_map.items():
+        for i, v in enumerate(values):
+            rows.append({"model": f"m-{g}", column: g, "task": "top_k", "param": "top_5", "temperature": 0.0,
+                         "replicate": i, "attempt": 1, "metric_name": metric, "metric_value": v})
+    return pd.DataFrame(rows)
+
+
+def test_group_difference_held_not_held_and_na():
+    refusals = _rows("refusal_pct", "access", {"open": [1] * 60 + [0] * 40, "proprietary": [1] * 10 + [0] * 90})
+    v = cb.group_difference(refusals, "access", "open", "proprietary", "refusal_pct")
+    assert v.status == "held" and v.numbers["open - proprietary"] == pytest.approx(0.5)
+    assert v.numbers["CI difference"][0] > 0
+    assert cb.group_difference(refusals, "access", "proprietary", "open", "refusal_pct").status == "not held"
+    close = _rows("factuality_author", "access", {"open": [0.5, 0.7, 0.6, 0.4], "proprietary": [0.55, 0.65, 0.6, 0.5]})
+    assert cb.group_difference(close, "access", "proprietary", "open", "factuality_author").status == "not held"
+    lone = _rows("validity_pct", "access", {"open": [1, 0, 1]})
+    na = cb.group_difference(lone, "access", "open", "proprietary", "validity_pct")
+    assert na.status == "not applicable" and na.numbers["n proprietary"] == 0
+
+
+def test_size_trend():
+    rng = np.random.default_rng(0)
+    vals = {s: list(np.clip(rng.normal(mu, 0.02, 30), 0, 1)) for s, mu in zip(cb.SIZE_ORDER, (0.2, 0.15, 0.1, 0.05))}
+    dup = _rows("duplicates", "size_class", vals)
+    assert cb.size_trend(dup, "duplicates", direction="decrease").status == "held"
+    assert cb.size_trend(dup, "duplicates", direction="increase").status == "not held"
+    # XL above S, but the middle classes run against the trend: rank correlation 0, not positive
+    bumpy = {"S": [0.35] * 20 + [0.25] * 20, "M": [0.9] * 40, "L": [0.1] * 40, "XL": [0.55] * 20 + [0.45] * 20}
+    assert cb.size_trend(_rows("x", "size_class", bumpy), "x", direction="increase").status == "not held"
+    one = _rows("consistency", "size_class", {"S": [0.3, 0.4]})
+    assert cb.size_trend(one, "consistency", direction="decrease").status == "not applicable"
+    assert cb.size_trend(dup.iloc[:0], "consistency").status == "not applicable"
+    with pytest.raises(ValueError, match="direction"):
+        cb.size_trend(dup, "duplicates", direction="down")
+
+
+def test_task_factuality_gap():
+    rows = []
+    for task, metric, author, attr in (("field", "factuality_field", 0.9, 0.3), ("epoch", "factuality_epoch", 0.8, 0.6)):
+        for rep in range(10):
+            for name, v in (("factuality_author", author + 0.01 * rep), (metric, attr + 0.02 * (rep % 3))):
+                rows.append({"model": "m", "task": task, "param": "p", "temperature": 0.0, "replicate": rep,
+                             "attempt": 1, "metric_name": name, "metric_value": v})
+    pa = pd.DataFrame(rows)
+    v = cb.task_factuality_gap(pa)
+    assert v.status == "held" and v.numbers["gap field"] == pytest.approx(0.9 + 0.045 - (0.3 + 0.02 * 0.9))
+    flipped = pa.assign(metric_value=np.where(pa["metric_name"] == "factuality_epoch", 0.99, pa["metric_value"]))
+    assert cb.task_factuality_gap(flipped).status == "not held"
+    assert cb.task_factuality_gap(pa[pa["task"] == "top_k"]).status == "not applicable"
+
+
+def test_claim_ids_are_unique_across_the_ledger():
+    from lib.scholar import claims as lsb_claims
+
+    ids = [c.id for c in cb.ALL]
+    assert len(set(ids)) == len(ids) == 13 and all(i.startswith("lsb-") for i in ids)
+    assert not set(ids) & {c.id for c in lsb_claims.ALL}
