@@ -1,0 +1,140 @@
+"""Claims of LLMScholarBench about constrained prompting and RAG (§4.2, §5, App. C.3), checked on
+the long per-attempt table of :func:`lib.scholar.constrained.metric_table`.
+
+A comparison holds when the 95 % CI of the difference excludes 0 in the claimed direction
+(Welch's t-interval for continuous metrics, Newcombe's interval for validity/refusals; the
+helpers of :mod:`lib.scholar.claims`). Too little data on either side → "not applicable".
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+from lib.claims import Claim, Verdict, verdict
+from lib.scholar import constrained as cp
+from lib.scholar.claims import P, _difference, _na, _summary
+
+CP_FEMALE_FACTUALITY = Claim("lsb-cp-female-factuality", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.13, C.17a)",
+                             "Female-only prompts produce the lowest author factuality among the "
+                             "gender-constrained prompts.")
+CP_EQUAL_GENDER_DIVERSITY = Claim("lsb-cp-equal-gender-diversity", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.17a)",
+                                  "Enforcing balanced gender representation increases gender diversity.")
+CP_FACTUALITY_COST = Claim("lsb-cp-factuality-cost", P, "Abstract, §5",
+                           "Representation-constrained prompting lowers author factuality.")
+CP_GENERAL_GENDER_ONLY = Claim("lsb-cp-general-gender-only", P, "App. C.3 (Fig. C.17d)",
+                               "A general-diversity prompt improves gender diversity only, not ethnicity, "
+                               "publication or citation diversity.")
+RAG_GENDER_DIVERSITY = Claim("lsb-rag-gender-diversity", P, "Abstract, §4.2 (Fig. 5)",
+                             "RAG with web search reduces gender diversity.")
+RAG_FLASH_VALIDITY = Claim("lsb-rag-flash-validity", P, "§4.2 (Fig. 5 caption)",
+                           "Under RAG, gemini-2.5-flash loses more validity than gemini-2.5-pro.")
+ALL = (CP_FEMALE_FACTUALITY, CP_EQUAL_GENDER_DIVERSITY, CP_FACTUALITY_COST, CP_GENERAL_GENDER_ONLY,
+       RAG_GENDER_DIVERSITY, RAG_FLASH_VALIDITY)
+
+FEMALE = "top_100_bias_gender_female"
+EQUAL_GENDER = "top_100_bias_gender_equal"
+DIVERSE = "top_100_bias_diverse"
+
+
+def _values(d: pd.DataFrame, metric: str) -> pd.Series:
+    return d.loc[d["metric_name"] == metric, "metric_value"].astype(float).dropna()
+
+
+def _change(before: pd.Series, after: pd.Series, metric: str, label: str) -> dict:
+    """Numbers of an after − before comparison, with its CI."""
+    diff = _difference(before, after, metric)
+    a, b = _summary(before, metric), _summary(after, metric)
+    return {f"{label} before": a["mean"], f"{label} after": b["mean"], f"n {label}": [a["n"], b["n"]],
+            f"{label} change": diff["diff"], f"CI {label} change": diff["ci"]}
+
+
+def female_lowest_factuality(long: pd.DataFrame) -> Verdict:
+    """Held when female-only has the lowest mean factuality_author of the gender variants and is
+    below the next-lowest variant (95 % Welch CI of the difference below 0)."""
+    _, after, _ = cp.constrained_pairs(long, list(cp.VARIANTS["gender"]))
+    vals = {p: _values(after[after["param"] == p], "factuality_author") for p in cp.VARIANTS["gender"]}
+    vals = {p: v for p, v in vals.items() if len(v) >= 2}
+    if FEMALE not in vals or len(vals) < 2:
+        return _na("fewer than two gender variants (incl. female-only) with ≥ 2 factuality values",
+                   {"variants": sorted(cp.VARIANTS["gender"][p] for p in vals)})
+    means = {p: float(v.mean()) for p, v in vals.items()}
+    other = min((p for p in vals if p != FEMALE), key=means.get)
+    diff = _difference(vals[other], vals[FEMALE], "factuality_author")
+    nums = {f"factuality {cp.VARIANTS['gender'][p]}": m for p, m in means.items()}
+    nums.update({"female − next lowest": diff["diff"], "CI": diff["ci"]})
+    return verdict(min(means, key=means.get) == FEMALE and diff["ci"][1] < 0, nums,
+                   f"held if female-only is lowest and its CI vs {cp.VARIANTS['gender'][other]} lies below 0")
+
+
+def _directional(long: pd.DataFrame, params, metric: str, direction: str, label: str) -> Verdict:
+    before, after, used = cp.constrained_pairs(long, list(params))
+    b, a = _values(before, metric), _values(after, metric)
+    if len(b) < 2 or len(a) < 2:
+        return _na(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
+    nums = _change(b, a, metric, label)
+    nums["before prompt"] = used
+    lo, hi = nums[f"CI {label} change"]
+    ok = lo > 0 if direction == "higher" else hi < 0
+    side = "above" if direction == "higher" else "below"
+    return verdict(bool(ok), nums, f"held if the 95% CI of the change lies {side} 0")
+
+
+def equal_gender_raises_diversity(long: pd.DataFrame) -> Verdict:
+    """Gender-equal prompt vs the unconstrained top-100 prompt of the same models: diversity_gender higher."""
+    return _directional(long, [EQUAL_GENDER], "diversity_gender", "higher", "gender diversity")
+
+
+def constrained_lowers_factuality(long: pd.DataFrame) -> Verdict:
+    """All constrained variants pooled vs the unconstrained top-100 prompt: factuality_author lower."""
+    params = [p for v in cp.VARIANTS.values() for p in v]
+    return _directional(long, params, "factuality_author", "lower", "factuality")
+
+
+def general_gender_only(long: pd.DataFrame) -> Verdict:
+    """Held when the diverse prompt raises diversity_gender (CI above 0) and none of the other
+    three diversities (their CIs do not lie above 0)."""
+    before, after, used = cp.constrained_pairs(long, [DIVERSE])
+    nums, up = {"before prompt": used}, {}
+    for metric in ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit"):
+        b, a = _values(before, metric), _values(after, metric)
+        if len(b) < 2 or len(a) < 2:
+            return _na(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
+        d = _difference(b, a, metric)
+        nums[f"{metric} change"], nums[f"CI {metric}"] = d["diff"], d["ci"]
+        up[metric] = d["ci"][0] > 0
+    others = [m for m in up if m != "diversity_gender"]
+    return verdict(up["diversity_gender"] and not any(up[m] for m in others), nums,
+                   "held if only the gender-diversity change has a 95% CI above 0")
+
+
+def rag_lowers_gender_diversity(long: pd.DataFrame) -> Verdict:
+    """Grounded vs non-grounded Gemini, baseline tasks pooled: diversity_gender lower."""
+    before, after = cp.rag_pairs(long)
+    b, a = _values(before, "diversity_gender"), _values(after, "diversity_gender")
+    if len(b) < 2 or len(a) < 2:
+        return _na(f"diversity_gender: fewer than two values without ({len(b)}) or with RAG ({len(a)})")
+    nums = _change(b, a, "diversity_gender", "gender diversity")
+    return verdict(nums["CI gender diversity change"][1] < 0, nums, "held if the 95% CI of the change lies below 0")
+
+
+def flash_loses_more_validity(long: pd.DataFrame, *, flash: str = "gemini-2.5-flash",
+                              pro: str = "gemini-2.5-pro", alpha: float = 0.05) -> Verdict:
+    """Validity drop (before − after RAG) of Flash minus that of Pro, with a Wald interval
+    (normal approximation, the four request-level proportions independent). Held when the
+    interval lies above 0."""
+    before, after = cp.rag_pairs(long)
+    p, n, nums = {}, {}, {}
+    for model in (flash, pro):
+        for side, d in (("before", before), ("after", after)):
+            v = _values(d[d["base_model"] == model], "validity_pct")
+            if v.empty:
+                return _na(f"{model}: no validity values {side} RAG")
+            p[model, side], n[model, side] = float(v.mean()), len(v)
+        nums[f"{model} validity drop"] = p[model, "before"] - p[model, "after"]
+    dd = nums[f"{flash} validity drop"] - nums[f"{pro} validity drop"]
+    se = np.sqrt(sum(p[k] * (1 - p[k]) / n[k] for k in p))
+    half = st.norm.ppf(1 - alpha / 2) * se
+    nums.update({"flash − pro drop": dd, "CI": [dd - half, dd + half],
+                 "n requests (flash B, A, pro B, A)": [n[k] for k in n]})
+    return verdict(bool(dd - half > 0), nums, "held if the 95% CI of (flash drop − pro drop) lies above 0")

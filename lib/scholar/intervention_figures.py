@@ -1,0 +1,177 @@
+"""Figures of LLMScholarBench's constrained-prompting, RAG and quadrant analyses (paper Fig. 4, 5,
+C.13–C.18), drawn from the tables of :mod:`lib.scholar.constrained` in :mod:`lib.plots`' style.
+
+Before/after "fans" (reference §3.1 notebooks 5 and 6) are line panels (line_grid's layout) with
+x = B (0) and A (1): one line per constrained variant (or per task for RAG) from the shared
+baseline point to the intervention, band = 95 % CI. Every requested panel is drawn; a panel (or a
+whole figure) without data says "no data" instead of failing, so a profile that collected no
+constrained or grounded runs still produces every artifact.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from lib import plots
+from lib.scholar import constrained as cp
+
+#: Variant colours as in the reference's fans (Equal grey, female orange, male blue, neutral green).
+VARIANT_PALETTE = {"Equal": "#8c8c8c", "Only female": "#dd8452", "Only male": "#4c72b0", "Only neutral": "#55a868",
+                   "Only Asian": "#8172b3", "Only White": "#4c72b0", "Only Latino": "#937860", "Only Black": "#c44e52",
+                   "Lowly cited only": "#dd8452", "Highly cited only": "#4c72b0", "Diverse": "#da8bc3"}
+TASK_ORDER = ("top_k", "field", "epoch", "seniority", "twins-real", "twins-fake")
+NO_DATA = "no data"
+
+
+def fan_grid(table: pd.DataFrame, *, hue: str, metrics: Sequence[str], row: str | None = None,
+             row_order: Sequence | None = None, row_titles: Mapping | None = None,
+             hue_order: Sequence | None = None, palette: Mapping | None = None, suptitle: str | None = None,
+             panel_size: tuple[float, float] = (1.7, 1.6), legend: str = "row", row_title_rotation: float = 90):
+    """Before/after panels: one column per metric, one line per ``hue`` from B (x=0) to A (x=1),
+    band = ci_low..ci_high, y from −0.1 to 1.1 as the reference's fans (higher when a mean exceeds 1).
+
+    The :func:`lib.plots.line_grid` layout without shared axes: sharing x across the hundreds of
+    panels of a per-model figure makes matplotlib's limit updates quadratic (minutes per figure).
+    Every requested panel is drawn; one without rows says "no data"; an empty table gets one row.
+    """
+    need = ["x", "mean", "ci_low", "ci_high", hue, "metric_name"] + ([row] if row else [])
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise KeyError(f"fan_grid: table lacks column(s) {missing}; has {list(table.columns)}")
+    rows = [None] if row is None else (list(row_order) if row_order else
+                                       list(dict.fromkeys(table[row])) or [NO_DATA])
+    present = list(dict.fromkeys(table[hue]))
+    hues = [h for h in (hue_order or []) if h in present] + [h for h in present if h not in (hue_order or [])]
+    colors = plots.palette_for(hues, {**VARIANT_PALETTE, **(palette or {})})
+    labels = {**plots.GROUP_LABELS}
+    many = len(rows) * len(metrics) > 60
+    # faithful diversity counts "Unknown" as a category and can exceed 1 (reference §2.8): widen
+    top = max(1.1, float(table["mean"].max()) + 0.05) if not table.empty else 1.1
+    with plots.paper_style():
+        fig, axes = plt.subplots(len(rows), len(metrics), squeeze=False,
+                                 figsize=(panel_size[0] * len(metrics), panel_size[1] * len(rows)))
+        for i, r in enumerate(rows):
+            sub_r = table if r is None else table[table[row] == r]
+            for j, metric in enumerate(metrics):
+                ax = axes[i][j]
+                sub = sub_r[sub_r["metric_name"] == metric]
+                for h in hues:
+                    d = sub[sub[hue] == h].sort_values("x")
+                    if d.empty:
+                        continue
+                    xs = d["x"].to_numpy(float)
+                    ax.plot(xs, d["mean"].to_numpy(float), marker="o", color=colors[h], label=labels.get(h, str(h)))
+                    ax.fill_between(xs, d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float), color=colors[h],
+                                    alpha=0.18, linewidth=0, label="_band")
+                if sub.empty:
+                    ax.text(0.5, 0.5, NO_DATA, ha="center", va="center", transform=ax.transAxes, color="#828282")
+                ax.set_xlim(-0.3, 1.3)
+                ax.set_ylim(-0.1, top)
+                ax.set_xticks([0, 1], ["B", "A"] if i == len(rows) - 1 else ["", ""])
+                if i == 0:
+                    ax.set_title(cp.METRIC_TITLES.get(metric, metric))
+                if j == 0 and r is not None:
+                    ax.set_ylabel((row_titles or {}).get(r, str(r)), rotation=row_title_rotation,
+                                  ha="center" if row_title_rotation else "right",
+                                  va="bottom" if row_title_rotation else "center")
+                elif j > 0:
+                    ax.set_yticklabels([])
+            if legend == "row":
+                handles = _handles(axes[i])
+                if handles:
+                    axes[i][-1].legend(list(handles.values()), list(handles), loc="center left",
+                                       bbox_to_anchor=(1.02, 0.5))
+        if suptitle:
+            fig.suptitle(suptitle)
+        if many:  # tight_layout is slow on hundreds of panels; fixed margins instead
+            fig.subplots_adjust(left=0.1, right=0.98, top=0.96, bottom=0.03, wspace=0.08, hspace=0.12)
+        else:
+            fig.tight_layout()
+        if legend == "figure":
+            handles = _handles(axes.ravel())
+            if handles:
+                fig.legend(list(handles.values()), list(handles), loc="lower center", bbox_to_anchor=(0.5, 1.0),
+                           ncol=min(len(handles), 6))
+    return fig
+
+
+def _handles(axes) -> dict:
+    seen: dict = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if not lab.startswith("_"):
+                seen.setdefault(lab, h)
+    return seen
+
+
+def constrained_overall(table: pd.DataFrame, family: str = "gender"):
+    """Fig. 4: :func:`lib.scholar.constrained.before_after` pooled over models, 11 panels."""
+    return fan_grid(table, hue="variant", metrics=cp.FAN_METRICS, hue_order=list(cp.VARIANTS[family].values()),
+                    suptitle=f"{family}-constrained prompting (all models)", panel_size=(1.8, 2.3))
+
+
+def constrained_by_model(table: pd.DataFrame, family: str, *, models: Sequence[str] | None = None):
+    """Fig. C.13–C.16: one row per model (``before_after(by=("model",))``), the 9 panels of
+    :func:`lib.scholar.constrained.by_model_metrics`."""
+    order = list(models) if models is not None else sorted(table["model"].unique()) if not table.empty else []
+    return fan_grid(table, hue="variant", metrics=cp.by_model_metrics(family), row="model", row_order=order or None,
+                    hue_order=list(cp.VARIANTS[family].values()), legend="figure", row_title_rotation=0,
+                    panel_size=(1.5, 1.1))
+
+
+def tradeoff_grid(table: pd.DataFrame):
+    """Fig. C.17: rows (a) gender, (b) ethnicity, (c) citations, (d) general; factuality and the
+    four diversities per variant, pooled over models."""
+    hues = [v for f in cp.VARIANTS for v in cp.VARIANTS[f].values()]
+    rows = list(cp.VARIANTS)
+    d = table if not table.empty else table.assign(family=pd.Series(dtype=str))
+    return fan_grid(d, hue="variant", metrics=cp.TRADEOFF_METRICS, row="family", row_order=rows,
+                    row_titles=cp.FAMILY_TITLES, hue_order=list(dict.fromkeys(hues)))
+
+
+def rag_grid(table: pd.DataFrame, *, models: Sequence[str] = ("gemini-2.5-flash", "gemini-2.5-pro")):
+    """Fig. 5: rows = Flash, Pro (base model keys); one line per task from B (no RAG) to A (RAG)."""
+    titles = {"gemini-2.5-flash": "Flash", "gemini-2.5-pro": "Pro"}
+    return fan_grid(table, hue="task_label", metrics=cp.FAN_METRICS, row="base_model", row_order=list(models),
+                    row_titles=titles, hue_order=list(TASK_ORDER), palette={})
+
+
+def quadrant_grid(points: pd.DataFrame, *, configurations: Sequence[str] = ("baseline", "temperature",
+                                                                             "constrained", "RAG"),
+                  titles: Mapping[str, str] | None = None, panel_size: tuple[float, float] = (3.4, 3.0)):
+    """Fig. C.18: per configuration, models by technical (x) and social (y) score, coloured by
+    provider family, sized by size class (S < M < L < XL), dashed median cross-hairs; a
+    configuration without points says "no data"."""
+    titles = titles or {"baseline": "(a) baseline", "temperature": "(b) temperature",
+                        "constrained": "(c) constrained prompting", "RAG": "(d) RAG"}
+    sizes = {"S": 15, "M": 35, "L": 60, "XL": 95}
+    fams = sorted(points["family"].dropna().unique()) if not points.empty else []
+    colors = plots.palette_for(fams)
+    with plots.paper_style():
+        fig, axes = plt.subplots(1, len(configurations), squeeze=False,
+                                 figsize=(panel_size[0] * len(configurations), panel_size[1]))
+        for ax, conf in zip(axes[0], configurations):
+            d = points[points["configuration"] == conf] if not points.empty else points
+            ax.set_title(titles.get(conf, conf))
+            ax.set_xlabel("Technical: uniqueness + validity + Σ factuality")
+            if d.empty:
+                ax.text(0.5, 0.5, NO_DATA, ha="center", va="center", transform=ax.transAxes, color="#828282")
+                continue
+            for fam, g in d.groupby("family", sort=True):
+                ax.scatter(g["technical"], g["social"], s=g["size_class"].map(sizes).fillna(95), color=colors[fam],
+                           label=fam, edgecolor="white", linewidth=0.5)
+            ax.axvline(d["median_technical"].iloc[0], ls="--", color="#828282", lw=0.8)
+            ax.axhline(d["median_social"].iloc[0], ls="--", color="#828282", lw=0.8)
+            ax.set_xlim(d["technical"].min() - 0.1, d["technical"].max() + 0.1)
+            ax.set_ylim(d["social"].min() - 0.1, d["social"].max() + 0.1)
+        axes[0][0].set_ylabel("Social: Σ parity")
+        fig.tight_layout()
+        handles = {}
+        for ax in axes[0]:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(lab, h)
+        if handles:
+            fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig

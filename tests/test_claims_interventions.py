@@ -1,0 +1,92 @@
+"""lib.scholar.claims_interventions: verdicts on constructed per-attempt tables."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.scholar import claims_interventions as cpc
+
+def _rows(model, task, param, metric, mean, n=30, grounded=False, binary=False, sd=0.05):
+    # deterministic values with the given mean: round(mean·n) ones, or an even spread ± sd
+    vals = (np.arange(n) < round(mean * n)).astype(float) if binary else mean + sd * np.linspace(-1, 1, n)
+    return pd.DataFrame({"model": model, "base_model": model.replace("-grounded", ""), "grounded": grounded,
+                         "size_class": "S", "task": task, "param": param, "temperature": 0.5,
+                         "replicate": range(n), "metric_name": metric, "metric_value": vals})
+
+
+def _gender(female=0.3, equal=0.7, male=0.8, before=0.9):
+    return pd.concat([
+        _rows("m1", "top_k", "top_100", "factuality_author", before),
+        _rows("m1", "biased_top_k", "top_100_bias_gender_female", "factuality_author", female),
+        _rows("m1", "biased_top_k", "top_100_bias_gender_equal", "factuality_author", equal),
+        _rows("m1", "biased_top_k", "top_100_bias_gender_male", "factuality_author", male),
+        _rows("m1", "top_k", "top_100", "diversity_gender", 0.4),
+        _rows("m1", "biased_top_k", "top_100_bias_gender_equal", "diversity_gender", 0.8),
+    ], ignore_index=True)
+
+
+def test_female_lowest_factuality_held_and_not_held():
+    assert cpc.female_lowest_factuality(_gender()).status == "held"
+    assert cpc.female_lowest_factuality(_gender(female=0.75, equal=0.5)).status == "not held"
+
+
+def test_female_lowest_not_applicable_without_female_prompt():
+    d = _gender()
+    d = d[d["param"] != "top_100_bias_gender_female"]
+    assert cpc.female_lowest_factuality(d).status == "not applicable"
+
+
+def test_equal_gender_diversity_and_factuality_cost():
+    d = _gender()
+    assert cpc.equal_gender_raises_diversity(d).status == "held"
+    assert cpc.constrained_lowers_factuality(d).status == "held"
+    assert cpc.constrained_lowers_factuality(_gender(female=0.95, equal=0.95, male=0.95)).status == "not held"
+
+
+def _general(gender_after=0.8, eth_after=0.4):
+    parts = [_rows("m1", "top_k", "top_100", m, 0.4) for m in
+             ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit")]
+    parts += [_rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_gender", gender_after),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_ethnicity", eth_after),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_pub", 0.4),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_cit", 0.35)]
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_general_gender_only():
+    assert cpc.general_gender_only(_general()).status == "held"
+    assert cpc.general_gender_only(_general(eth_after=0.8)).status == "not held"
+    assert cpc.general_gender_only(_general(gender_after=0.4)).status == "not held"
+
+
+def _rag(flash_after=0.4, pro_after=0.9, div_after=0.3):
+    return pd.concat([
+        _rows("gemini-2.5-flash", "top_k", "top_5", "validity_pct", 0.95, n=200, binary=True),
+        _rows("gemini-2.5-flash-grounded", "top_k", "top_5", "validity_pct", flash_after, n=200, grounded=True,
+              binary=True),
+        _rows("gemini-2.5-pro", "top_k", "top_5", "validity_pct", 0.95, n=200, binary=True),
+        _rows("gemini-2.5-pro-grounded", "top_k", "top_5", "validity_pct", pro_after, n=200, grounded=True,
+              binary=True),
+        _rows("gemini-2.5-pro", "top_k", "top_5", "diversity_gender", 0.5),
+        _rows("gemini-2.5-pro-grounded", "top_k", "top_5", "diversity_gender", div_after, grounded=True),
+    ], ignore_index=True)
+
+
+def test_rag_claims():
+    assert cpc.flash_loses_more_validity(_rag()).status == "held"
+    assert cpc.flash_loses_more_validity(_rag(flash_after=0.9, pro_after=0.4)).status == "not held"
+    assert cpc.rag_lowers_gender_diversity(_rag()).status == "held"
+    assert cpc.rag_lowers_gender_diversity(_rag(div_after=0.7)).status == "not held"
+
+
+def test_rag_claims_not_applicable_without_grounded_runs():
+    d = _rag()
+    d = d[~d["grounded"]]
+    assert cpc.flash_loses_more_validity(d).status == "not applicable"
+    assert cpc.rag_lowers_gender_diversity(d).status == "not applicable"
+
+
+def test_numbers_are_reported():
+    v = cpc.flash_loses_more_validity(_rag())
+    assert v.numbers["flash − pro drop"] == pytest.approx(
+        v.numbers["gemini-2.5-flash validity drop"] - v.numbers["gemini-2.5-pro validity drop"])
+    assert v.numbers["CI"][0] < v.numbers["flash − pro drop"] < v.numbers["CI"][1]
