@@ -96,7 +96,7 @@ def palette_for(values: Sequence, palette: Mapping[str, str] | None = None) -> d
     return {v: base.get(str(v), cycle[i % len(cycle)]) for i, v in enumerate(values)}
 
 
-def _order(df: pd.DataFrame, col: str, given: Sequence | None, *, keep_all: bool = False) -> list:
+def ordered_values(df: pd.DataFrame, col: str, given: Sequence | None, *, keep_all: bool = False) -> list:
     """Values of ``col`` in the ``given`` order, then the others as they appear; ``keep_all``
     keeps given values that have no row (a panel slot that says "no data")."""
     present = list(dict.fromkeys(df[col].tolist()))
@@ -131,14 +131,14 @@ def line_grid(df: pd.DataFrame, *, x: str, y: str = "mean", low: str = "ci_low",
     if missing:
         raise KeyError(f"line_grid: table lacks column(s) {missing}; has {list(df.columns)}")
     labels = {**GROUP_LABELS, **(labels or {})}
-    cols = _order(df, col, col_order, keep_all=True)
-    rows = _order(df, row, row_order, keep_all=True) if row else [None]
+    cols = ordered_values(df, col, col_order, keep_all=True)
+    rows = ordered_values(df, row, row_order, keep_all=True) if row else [None]
     with paper_style():
         fig, axes = plt.subplots(len(rows), len(cols), squeeze=False, sharex=True,
                                  figsize=(panel_size[0] * len(cols), panel_size[1] * len(rows)))
         for i, r in enumerate(rows):
             sub_r = df if r is None else df[df[row] == r]
-            hues = _order(sub_r, hue, hue_order)
+            hues = ordered_values(sub_r, hue, hue_order)
             colors = palette_for(hues, palette)
             for j, c in enumerate(cols):
                 ax = axes[i][j]
@@ -210,16 +210,16 @@ def share_bars(df: pd.DataFrame, *, category: str, value: str = "share", col: st
     if missing:
         raise KeyError(f"share_bars: table lacks column(s) {missing}; has {list(df.columns)}")
     labels = {**GROUP_LABELS, **(labels or {})}
-    cats = list(category_order) if category_order is not None else _order(df, category, None)
-    cols = _order(df, col, col_order, keep_all=True)
-    rows = _order(df, row, row_order, keep_all=True) if row else [None]
+    cats = list(category_order) if category_order is not None else ordered_values(df, category, None)
+    cols = ordered_values(df, col, col_order, keep_all=True)
+    rows = ordered_values(df, row, row_order, keep_all=True) if row else [None]
     with paper_style({"axes.grid": False}):
         fig, axes = plt.subplots(len(rows), len(cols), squeeze=False, sharey=True,
                                  figsize=(panel_size[0] * len(cols), panel_size[1] * len(rows) + 0.3))
         axes[0][0].invert_yaxis()  # shared by every panel: first category on top
         for i, r in enumerate(rows):
             sub_r = df if r is None else df[df[row] == r]
-            hues = _order(sub_r, hue, hue_order) if hue else [None]
+            hues = ordered_values(sub_r, hue, hue_order) if hue else [None]
             colors = palette_for(hues, palette) if hue else {None: "#9a9a9a"}
             for j, c in enumerate(cols):
                 ax = axes[i][j]

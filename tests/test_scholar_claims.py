@@ -120,12 +120,12 @@ def test_difference_newcombe_and_welch():
     # Newcombe (1998), Table II example (56/70 vs 48/80), method 10: 0.0524 to 0.3339
     a = pd.Series([1.0] * 48 + [0.0] * 32)
     b = pd.Series([1.0] * 56 + [0.0] * 14)
-    d = sc._difference(a, b, "refusal_pct")
+    d = sc.difference(a, b, "refusal_pct")
     assert d["diff"] == pytest.approx(0.2)
     assert d["ci"] == [pytest.approx(0.0524, abs=1e-4), pytest.approx(0.3339, abs=1e-4)]
     from scipy import stats as st
     x, y = pd.Series([0.1, 0.4, 0.35, 0.8]), pd.Series([0.9, 0.7, 0.95])
     ref = st.ttest_ind(y, x, equal_var=False).confidence_interval()
-    w = sc._difference(x, y, "factuality_author")
+    w = sc.difference(x, y, "factuality_author")
     assert w["ci"] == [pytest.approx(ref.low), pytest.approx(ref.high)]
-    assert np.isnan(sc._difference(x, y.iloc[:1], "factuality_author")["ci"][0])
+    assert np.isnan(sc.difference(x, y.iloc[:1], "factuality_author")["ci"][0])

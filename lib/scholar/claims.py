@@ -41,11 +41,12 @@ CP_UNETHICAL = Claim("lsb-cp-unethical", P, "App. A.4 (Fig. A.3)",
 ALL = (TEMP_VALIDITY, TEMP_CONSISTENCY, TEMP_FACTUALITY, TEMP_ACCESS, TEMP_OPEN_REFUSE, CP_REFUSALS, CP_UNETHICAL)
 
 
-def _na(detail: str, numbers: dict | None = None) -> Verdict:
+def not_applicable(detail: str, numbers: dict | None = None) -> Verdict:
+    """The verdict for a claim the data at hand cannot test (e.g. a task that was not collected)."""
     return Verdict("not applicable", numbers or {}, detail)
 
 
-def _summary(values: pd.Series, metric: str) -> dict:
+def summary(values: pd.Series, metric: str) -> dict:
     """mean, n and 95 % CI of per-attempt values (Wilson for binary metrics, t otherwise)."""
     v = values.astype(float).dropna().to_numpy()
     if metric in stats.BINARY_METRICS:
@@ -56,7 +57,7 @@ def _summary(values: pd.Series, metric: str) -> dict:
     return {"mean": mean, "ci": [lo, hi], "n": int(v.size)}
 
 
-def _difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> dict:
+def difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> dict:
     """b − a with its (1 − α) interval: Newcombe's hybrid score interval from the two Wilson
     intervals for binary metrics, Welch's t-interval otherwise (NaN when a side has < 2 values)."""
     x = a.astype(float).dropna().to_numpy()
@@ -84,7 +85,8 @@ def _difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) ->
     return {"diff": d, "ci": [float(lo), float(hi)]}
 
 
-def _above_zero(diff: dict) -> bool:
+def above_zero(diff: dict) -> bool:
+    """True when the whole interval of a :func:`difference` lies above 0 (NaN bounds: False)."""
     return bool(diff["ci"][0] > 0)
 
 
@@ -98,16 +100,16 @@ def temperature_effect(per_attempt: pd.DataFrame, metric: str, *, direction: str
     d = per_attempt[per_attempt["metric_name"] == metric]
     temps = sorted(d["temperature"].dropna().unique())
     if len(temps) < 2:
-        return _na(f"{metric}: fewer than two temperatures with values")
+        return not_applicable(f"{metric}: fewer than two temperatures with values")
     lo_t, hi_t = temps[0], temps[-1]
-    a = _summary(d.loc[d["temperature"] == lo_t, "metric_value"], metric)
-    b = _summary(d.loc[d["temperature"] == hi_t, "metric_value"], metric)
+    a = summary(d.loc[d["temperature"] == lo_t, "metric_value"], metric)
+    b = summary(d.loc[d["temperature"] == hi_t, "metric_value"], metric)
     if a["n"] < 2 or b["n"] < 2:
-        return _na(f"{metric}: fewer than two values at T={lo_t} or T={hi_t}", {"n": [a["n"], b["n"]]})
+        return not_applicable(f"{metric}: fewer than two values at T={lo_t} or T={hi_t}", {"n": [a["n"], b["n"]]})
     at_lo, at_hi = d.loc[d["temperature"] == lo_t, "metric_value"], d.loc[d["temperature"] == hi_t, "metric_value"]
-    diff = _difference(at_hi, at_lo, metric) if direction == "lower" else _difference(at_lo, at_hi, metric)
+    diff = difference(at_hi, at_lo, metric) if direction == "lower" else difference(at_lo, at_hi, metric)
     sign = 1 if direction == "lower" else -1
-    return verdict(_above_zero(diff),
+    return verdict(above_zero(diff),
                    {f"{metric} at T={lo_t:g}": a["mean"], "CI low T": a["ci"], "n low T": a["n"],
                     f"{metric} at T={hi_t:g}": b["mean"], "CI high T": b["ci"], "n high T": b["n"],
                     f"change T={lo_t:g}->{hi_t:g}": -sign * diff["diff"],
@@ -137,7 +139,7 @@ def access_sensitivity(curves: pd.DataFrame, metrics=("validity_pct", "factualit
     c = curves[(curves["group_kind"] == "access") & curves["metric_name"].isin(metrics)]
     rng = c.groupby(["group", "metric_name"])["mean"].agg(lambda s: s.max() - s.min()).unstack()
     if not {"open", "proprietary"} <= set(rng.index) or rng.shape[1] == 0:
-        return _na("access groups open and proprietary both needed", {"groups": sorted(rng.index)})
+        return not_applicable("access groups open and proprietary both needed", {"groups": sorted(rng.index)})
     sens = rng.mean(axis=1)
     nums = {f"range {g} {k}": float(rng.at[g, k]) for g in ("open", "proprietary") for k in rng.columns}
     nums.update({"sensitivity open": float(sens["open"]), "sensitivity proprietary": float(sens["proprietary"])})
@@ -153,17 +155,17 @@ def open_refuse_more(per_attempt: pd.DataFrame) -> Verdict:
     """
     d = per_attempt[per_attempt["metric_name"] == "refusal_pct"]
     if not {"open", "proprietary"} <= set(d["access"]):
-        return _na("both access groups needed", {"groups": sorted(d["access"].unique())})
+        return not_applicable("both access groups needed", {"groups": sorted(d["access"].unique())})
     by_t = d.groupby(["temperature", "access"])["metric_value"].mean().unstack()
     by_t = by_t.dropna()
     if by_t.empty:
-        return _na("no temperature with both access groups")
+        return not_applicable("no temperature with both access groups")
     every = bool((by_t["open"] > by_t["proprietary"]).all())
-    o = _summary(d.loc[d["access"] == "open", "metric_value"], "refusal_pct")
-    p = _summary(d.loc[d["access"] == "proprietary", "metric_value"], "refusal_pct")
-    diff = _difference(d.loc[d["access"] == "proprietary", "metric_value"], d.loc[d["access"] == "open", "metric_value"],
+    o = summary(d.loc[d["access"] == "open", "metric_value"], "refusal_pct")
+    p = summary(d.loc[d["access"] == "proprietary", "metric_value"], "refusal_pct")
+    diff = difference(d.loc[d["access"] == "proprietary", "metric_value"], d.loc[d["access"] == "open", "metric_value"],
                        "refusal_pct")
-    return verdict(every and _above_zero(diff),
+    return verdict(every and above_zero(diff),
                    {"refusal open": o["mean"], "CI open": o["ci"], "n open": o["n"],
                     "refusal proprietary": p["mean"], "CI proprietary": p["ci"], "n proprietary": p["n"],
                     "open - proprietary": diff["diff"], "CI difference": diff["ci"],
@@ -181,12 +183,12 @@ def constrained_refusals(attempts: pd.DataFrame, *, refusal_col: str = "is_refus
     cp = attempts.loc[g & (attempts["task"] == "biased_top_k"), refusal_col]
     base = attempts.loc[g & attempts["task"].isin(baseline_tasks), refusal_col]
     if cp.empty or base.empty:
-        return _na("constrained (biased_top_k) and baseline top_k attempts both needed",
+        return not_applicable("constrained (biased_top_k) and baseline top_k attempts both needed",
                    {"n constrained": int(cp.size), "n baseline": int(base.size)})
-    a = _summary((cp == 1).astype(float), "refusal_pct")
-    b = _summary((base == 1).astype(float), "refusal_pct")
-    diff = _difference((base == 1).astype(float), (cp == 1).astype(float), "refusal_pct")
-    return verdict(_above_zero(diff), {"refusal constrained": a["mean"], "CI constrained": a["ci"],
+    a = summary((cp == 1).astype(float), "refusal_pct")
+    b = summary((base == 1).astype(float), "refusal_pct")
+    diff = difference((base == 1).astype(float), (cp == 1).astype(float), "refusal_pct")
+    return verdict(above_zero(diff), {"refusal constrained": a["mean"], "CI constrained": a["ci"],
                                        "n constrained": a["n"], "refusal baseline top_k": b["mean"], "CI baseline": b["ci"],
                                        "n baseline": b["n"], "constrained - baseline": diff["diff"],
                                        "CI difference": diff["ci"]},
@@ -203,12 +205,12 @@ def constrained_unethical_share(shares: pd.DataFrame) -> Verdict:
         n = int(s["count"].sum())
         k = int(s.loc[s["reason"] == "Unethical request", "count"].sum())
         if n == 0:
-            return _na(f"no refusal in configuration {conf!r}")
+            return not_applicable(f"no refusal in configuration {conf!r}")
         lo, hi = stats.wilson_ci(k, n)
         out[conf] = {"mean": k / n, "ci": [lo, hi], "n": n, "values": pd.Series([1.0] * k + [0.0] * (n - k))}
     b, c = out["Baseline"], out["Constrained prompting"]
-    diff = _difference(b["values"], c["values"], "refusal_pct")
-    return verdict(_above_zero(diff), {"unethical share constrained": c["mean"], "CI constrained": c["ci"],
+    diff = difference(b["values"], c["values"], "refusal_pct")
+    return verdict(above_zero(diff), {"unethical share constrained": c["mean"], "CI constrained": c["ci"],
                                        "refusals constrained": c["n"], "unethical share baseline": b["mean"],
                                        "CI baseline": b["ci"], "refusals baseline": b["n"],
                                        "constrained - baseline": diff["diff"], "CI difference": diff["ci"]},

@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib.claims import Claim, Verdict, verdict
-from lib.scholar.claims import _above_zero, _difference, _na, _summary
+from lib.scholar.claims import above_zero, difference, not_applicable, summary
 
 P = "llmscholarbench"
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
@@ -54,11 +54,11 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     a, b = d.loc[d[group] == higher, "metric_value"], d.loc[d[group] == lower, "metric_value"]
     if a.size < 2 or b.size < 2:
-        return _na(f"{metric}: fewer than two values for {group}={higher!r} or {lower!r}",
+        return not_applicable(f"{metric}: fewer than two values for {group}={higher!r} or {lower!r}",
                    {f"n {higher}": int(a.size), f"n {lower}": int(b.size)})
-    sa, sb = _summary(a, metric), _summary(b, metric)
-    diff = _difference(b, a, metric)
-    return verdict(_above_zero(diff),
+    sa, sb = summary(a, metric), summary(b, metric)
+    diff = difference(b, a, metric)
+    return verdict(above_zero(diff),
                    {f"{metric} {higher}": sa["mean"], f"CI {higher}": sa["ci"], f"n {higher}": sa["n"],
                     f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"],
                     f"{higher} - {lower}": diff["diff"], "CI difference": diff["ci"]},
@@ -75,10 +75,10 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     present = [s for s in order if (d[group] == s).sum() >= 2]
     if len(present) < 2:
-        return _na(f"{metric}: fewer than two size classes with two values", {"classes": present})
+        return not_applicable(f"{metric}: fewer than two size classes with two values", {"classes": present})
     means = d.groupby(group)["metric_value"].mean().reindex(present)
     small, large = d.loc[d[group] == present[0], "metric_value"], d.loc[d[group] == present[-1], "metric_value"]
-    diff = _difference(small, large, metric) if direction == "increase" else _difference(large, small, metric)
+    diff = difference(small, large, metric) if direction == "increase" else difference(large, small, metric)
     if means.nunique() < 2:  # constant means: no rank correlation, no trend
         rho = 0.0
     elif len(present) > 2:
@@ -91,7 +91,7 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
                  f"{present[-1]} - {present[0]}": float(large.mean() - small.mean()),
                  "CI difference": sorted((1 if direction == "increase" else -1) * c + 0.0 for c in diff["ci"]),
                  "Spearman rho (size rank, mean)": rho})
-    return verdict(_above_zero(diff) and sign_ok, nums,
+    return verdict(above_zero(diff) and sign_ok, nums,
                    f"held if the 95% CI of {present[-1]} - {present[0]} is "
                    f"{'above' if direction == 'increase' else 'below'} "
                    "0 and the rank correlation of the class means with size has that sign")
@@ -112,11 +112,11 @@ def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:
         diff = (w["factuality_author"] - w[metric]).dropna()
         if diff.size < 2:
             continue
-        mean, lo, hi = _summary(diff, "gap")["mean"], *_summary(diff, "gap")["ci"]
+        mean, lo, hi = summary(diff, "gap")["mean"], *summary(diff, "gap")["ci"]
         seen.append(task)
         nums.update({f"author {task}": float(w["factuality_author"].mean()), f"{metric}": float(w[metric].mean()),
                      f"gap {task}": mean, f"CI gap {task}": [lo, hi], f"n {task}": int(diff.size)})
         ok = ok and bool(lo > 0)
     if not seen:
-        return _na("no field, epoch or seniority attempt with both factualities")
+        return not_applicable("no field, epoch or seniority attempt with both factualities")
     return verdict(ok, nums, f"paired per attempt; held if every task's gap CI is above 0 (tasks: {', '.join(seen)})")

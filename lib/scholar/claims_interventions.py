@@ -13,7 +13,7 @@ from scipy import stats as st
 
 from lib.claims import Claim, Verdict, verdict
 from lib.scholar import constrained as cp
-from lib.scholar.claims import P, _difference, _na, _summary
+from lib.scholar.claims import P, difference, not_applicable, summary
 
 CP_FEMALE_FACTUALITY = Claim("lsb-cp-female-factuality", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.13, C.17a)",
                              "Female-only prompts produce the lowest author factuality among the "
@@ -43,8 +43,8 @@ def _values(d: pd.DataFrame, metric: str) -> pd.Series:
 
 def _change(before: pd.Series, after: pd.Series, metric: str, label: str) -> dict:
     """Numbers of an after − before comparison, with its CI."""
-    diff = _difference(before, after, metric)
-    a, b = _summary(before, metric), _summary(after, metric)
+    diff = difference(before, after, metric)
+    a, b = summary(before, metric), summary(after, metric)
     return {f"{label} before": a["mean"], f"{label} after": b["mean"], f"n {label}": [a["n"], b["n"]],
             f"{label} change": diff["diff"], f"CI {label} change": diff["ci"]}
 
@@ -56,11 +56,11 @@ def female_lowest_factuality(long: pd.DataFrame) -> Verdict:
     vals = {p: _values(after[after["param"] == p], "factuality_author") for p in cp.VARIANTS["gender"]}
     vals = {p: v for p, v in vals.items() if len(v) >= 2}
     if FEMALE not in vals or len(vals) < 2:
-        return _na("fewer than two gender variants (incl. female-only) with ≥ 2 factuality values",
+        return not_applicable("fewer than two gender variants (incl. female-only) with ≥ 2 factuality values",
                    {"variants": sorted(cp.VARIANTS["gender"][p] for p in vals)})
     means = {p: float(v.mean()) for p, v in vals.items()}
     other = min((p for p in vals if p != FEMALE), key=means.get)
-    diff = _difference(vals[other], vals[FEMALE], "factuality_author")
+    diff = difference(vals[other], vals[FEMALE], "factuality_author")
     nums = {f"factuality {cp.VARIANTS['gender'][p]}": m for p, m in means.items()}
     nums.update({"female − next lowest": diff["diff"], "CI": diff["ci"]})
     return verdict(min(means, key=means.get) == FEMALE and diff["ci"][1] < 0, nums,
@@ -71,7 +71,7 @@ def _directional(long: pd.DataFrame, params, metric: str, direction: str, label:
     before, after, used = cp.constrained_pairs(long, list(params))
     b, a = _values(before, metric), _values(after, metric)
     if len(b) < 2 or len(a) < 2:
-        return _na(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
+        return not_applicable(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
     nums = _change(b, a, metric, label)
     nums["before prompt"] = used
     lo, hi = nums[f"CI {label} change"]
@@ -99,8 +99,8 @@ def general_gender_only(long: pd.DataFrame) -> Verdict:
     for metric in ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit"):
         b, a = _values(before, metric), _values(after, metric)
         if len(b) < 2 or len(a) < 2:
-            return _na(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
-        d = _difference(b, a, metric)
+            return not_applicable(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
+        d = difference(b, a, metric)
         nums[f"{metric} change"], nums[f"CI {metric}"] = d["diff"], d["ci"]
         up[metric] = d["ci"][0] > 0
     others = [m for m in up if m != "diversity_gender"]
@@ -113,7 +113,7 @@ def rag_lowers_gender_diversity(long: pd.DataFrame) -> Verdict:
     before, after = cp.rag_pairs(long)
     b, a = _values(before, "diversity_gender"), _values(after, "diversity_gender")
     if len(b) < 2 or len(a) < 2:
-        return _na(f"diversity_gender: fewer than two values without ({len(b)}) or with RAG ({len(a)})")
+        return not_applicable(f"diversity_gender: fewer than two values without ({len(b)}) or with RAG ({len(a)})")
     nums = _change(b, a, "diversity_gender", "gender diversity")
     return verdict(nums["CI gender diversity change"][1] < 0, nums, "held if the 95% CI of the change lies below 0")
 
@@ -129,7 +129,7 @@ def flash_loses_more_validity(long: pd.DataFrame, *, flash: str = "gemini-2.5-fl
         for side, d in (("before", before), ("after", after)):
             v = _values(d[d["base_model"] == model], "validity_pct")
             if v.empty:
-                return _na(f"{model}: no validity values {side} RAG")
+                return not_applicable(f"{model}: no validity values {side} RAG")
             p[model, side], n[model, side] = float(v.mean()), len(v)
         nums[f"{model} validity drop"] = p[model, "before"] - p[model, "after"]
     dd = nums[f"{flash} validity drop"] - nums[f"{pro} validity drop"]

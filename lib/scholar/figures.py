@@ -73,9 +73,9 @@ def metric_bars(agg: pd.DataFrame, *, category: str = "group", col: str = "metri
     agg = agg.assign(_best=best)
     labels = {**plots.GROUP_LABELS, **(labels or {})}
     notes = {**MISSING_NOTES, **(missing_notes or {})}
-    cols = plots._order(agg, col, col_order, keep_all=True)
-    rows = plots._order(agg, row, row_order, keep_all=True) if row else [None]
-    row_cats = {r: plots._order(agg if r is None else agg[agg[row] == r], category, category_order) for r in rows}
+    cols = plots.ordered_values(agg, col, col_order, keep_all=True)
+    rows = plots.ordered_values(agg, row, row_order, keep_all=True) if row else [None]
+    row_cats = {r: plots.ordered_values(agg if r is None else agg[agg[row] == r], category, category_order) for r in rows}
     every = list(dict.fromkeys(c for r in rows for c in row_cats[r]))
     palette = plots.palette_for(every, colors)
     heights = [max(len(row_cats[r]), 1) * panel_size[1] + 0.5 for r in rows]
