@@ -1,6 +1,7 @@
 """Shared fixtures: every test that writes outputs gets its own outputs/ and cache folders."""
 import importlib
 
+import pandas as pd
 import pytest
 
 from lib import paths
@@ -15,3 +16,19 @@ def isolated_outputs(tmp_path, monkeypatch):
     yield tmp_path / "outputs"
     monkeypatch.undo()
     importlib.reload(paths)
+
+
+@pytest.fixture(scope="session")
+def tiny_world():
+    """A four-author ground truth with hand-checkable attributes (two coauthors, 1 and 2)."""
+    from lib.groundtruth.world import World
+
+    authors = pd.DataFrame({
+        "author_id": [1, 2, 3, 4], "works_count": [10, 3, 1, 50], "cited_by_count": [100, 5, 0, 900],
+        "h_index": [5, 1, 0, 20], "career_age": [10, 3, 1, 30], "career_start": [2015, 2020, 1955, 1990],
+        "career_end": [2020, 2020, 1955, 2020], "perceived_gender": ["Female", "Male", "Unknown", "Male"],
+        "perceived_ethnicity": ["Asian", "White", "White", "Unknown"],
+        "prominence_pub": ["mid", "low", "low", "elite"], "prominence_cit": ["mid", "low", "low", "elite"]})
+    pubs = pd.DataFrame({"publication_id": [10, 11, 12], "subfield": ["Education", "Condensed Matter Physics", "Education"]})
+    auth = pd.DataFrame({"publication_id": [10, 11, 12, 12], "author_id": [1, 2, 3, 4]})
+    return World(authors, pubs, auth, pd.DataFrame({"src": [1], "dst": [2]}))

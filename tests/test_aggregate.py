@@ -97,19 +97,10 @@ def _nm(model, rep, attempt, pairs, task="field", param="PER"):
 
 
 @pytest.fixture(scope="module")
-def ctx():
-    from lib.groundtruth.world import World
+def ctx(tiny_world):
     from lib.scholar.benchmark import GroundTruthContext
 
-    authors = pd.DataFrame({
-        "author_id": [1, 2, 3, 4], "works_count": [10, 3, 1, 50], "cited_by_count": [100, 5, 0, 900],
-        "h_index": [5, 1, 0, 20], "career_age": [10, 3, 1, 30], "career_start": [2015, 2020, 1955, 1990],
-        "career_end": [2020, 2020, 1955, 2020], "perceived_gender": ["Female", "Male", "Unknown", "Male"],
-        "perceived_ethnicity": ["Asian", "White", "White", "Unknown"],
-        "prominence_pub": ["mid", "low", "low", "elite"], "prominence_cit": ["mid", "low", "low", "elite"]})
-    pubs = pd.DataFrame({"publication_id": [10, 11, 12], "subfield": ["Education", "Condensed Matter Physics", "Education"]})
-    auth = pd.DataFrame({"publication_id": [10, 11, 12, 12], "author_id": [1, 2, 3, 4]})
-    return GroundTruthContext.from_world(World(authors, pubs, auth, pd.DataFrame({"src": [1], "dst": [2]})))
+    return GroundTruthContext.from_world(tiny_world)
 
 
 @pytest.fixture

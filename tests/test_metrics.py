@@ -178,19 +178,10 @@ def test_quirks_table_lists_every_switch():
     assert as_markdown().count("\n") == len(t) + 1
 
 
-def test_per_attempt_metrics_on_a_tiny_world():
-    from lib.groundtruth.world import World
+def test_per_attempt_metrics_on_a_tiny_world(tiny_world):
     from lib.scholar.benchmark import GroundTruthContext, per_attempt_metrics
 
-    authors = pd.DataFrame({
-        "author_id": [1, 2, 3, 4], "works_count": [10, 3, 1, 50], "cited_by_count": [100, 5, 0, 900],
-        "h_index": [5, 1, 0, 20], "career_age": [10, 3, 1, 30], "career_start": [2015, 2020, 1955, 1990],
-        "career_end": [2020, 2020, 1955, 2020], "perceived_gender": ["Female", "Male", "Unknown", "Male"],
-        "perceived_ethnicity": ["Asian", "White", "White", "Unknown"],
-        "prominence_pub": ["mid", "low", "low", "elite"], "prominence_cit": ["mid", "low", "low", "elite"]})
-    pubs = pd.DataFrame({"publication_id": [10, 11, 12], "subfield": ["Education", "Condensed Matter Physics", "Education"]})
-    auth = pd.DataFrame({"publication_id": [10, 11, 12, 12], "author_id": [1, 2, 3, 4]})
-    world = World(authors, pubs, auth, pd.DataFrame({"src": [1], "dst": [2]}))
+    world = tiny_world
     names = pd.DataFrame({"attempt": ["a"] * 4 + ["b"] * 2, "task_name": ["field"] * 4 + ["seniority"] * 2,
                           "task_param": ["PER"] * 4 + ["senior"] * 2,
                           "clean_name": ["x", "y", "y", "ghost", "z", "ghost"],
