@@ -8,14 +8,16 @@ only tests may do):
   for the same pairs (:func:`lib.panel.authority.flip_probability`);
 * pilot: the pilot's largest fused weight is the panel's largest true weight (venue), and every
   standardised coefficient lies within its familywise 95 % interval of the population
-  coefficient that the panel's exact choice probabilities imply for the same prompts.
+  coefficient that the panel's exact choice probabilities imply for the same prompts;
+* pilot weights: the fused weights (Table 1) fitted to the panel's exact choice probabilities
+  come out in the panel's true order (venue > median h > max h > citations > affiliation) under
+  the pilot design whose cards share one content; the panel perceives each shown dimension
+  linearly in units of its spread over the pilot topics, the scale of the z-scored regression.
 
-The full rank order of the panel's five weights is NOT the order the reference's regression
-can recover: the panel perceives authority on its own scale (log h-index and citations, its
-venue and affiliation scales), while the regression uses z-scored raw components, so median h
-(true rank 2) enters the raw-scale fit with a small coefficient. The population order of the
-estimator on the panel is venue > max h > citations > affiliation > median h; the test checks
-the top weight against the truth and the coefficients against the population fit.
+In the reference's pilot design the source paper's own card competes with the fixed card, so
+its relevance (a fixed property of the paper that lends the metadata) is confounded with the
+predictors; with the pilot's few hundred papers that confound reorders the close weights (max h
+and median h) even in the population fit, so for that design only the top weight is asserted.
 Sizes: 10 topics × 1 query in the main experiment (810 requests), 5 pilot topics × 1 query
 (1,500 pilot requests; at this size the top weight is recovered in ~98 % of simulated seeds,
 the top two in ~72 %, so only the top one is asserted on the sample). The parser is the
@@ -31,10 +33,12 @@ import statsmodels.api as sm
 from scipy.stats import norm
 
 from lib.authority import pilot, runs
-from lib.authority.conditions import build_conditions
+from lib.authority.conditions import build_candidate_sets, build_conditions
 from lib.authority.corpus import synthetic_corpus
 from lib.authority.prompts import build_main_requests, build_pilot_requests
 from lib.authority.responses import label_responses
+from lib.authority.scoring import raw_components
+from lib.authority.topics import PILOT_TOPICS
 from lib.llm.client import Endpoint
 from lib.llm.store import RawStore
 from lib.panel import FaultConfig, Panel, all_profiles, serve_in_thread
@@ -207,9 +211,45 @@ def test_pilot_collection_and_weight_recovery(pilot_data):
     dev = (fit.params[1:] - pop) / fit.bse[1:]
     assert np.all(np.abs(dev) < z), dict(zip(pilot.PILOT_PREDICTORS, np.round(dev, 2)))
     assert np.allclose(fit.params[1:], [result.fit.coef[k] for k in pilot.PILOT_PREDICTORS])
-    # the estimator's population order on the panel: venue first, max h second
+    # the estimator's population order on the panel (reference design): venue first
     order = [pilot.PILOT_PREDICTORS[i] for i in np.argsort(-np.abs(pop))]
-    assert order[:2] == ["venue", "max_h"]
+    assert order[0] == "venue"
+
+
+@pytest.mark.slow
+def test_pilot_weights_recover_the_panels_true_order(corpus):
+    """Fused weights of the exact choice probabilities (fractional y: the estimator's probability
+    limit on these prompts) at the paper's pilot size (5 topics × 10 queries × 100 prompts × 3
+    models) rank the five dimensions as the panel's true weights do, and lie within 0.025 of
+    them (measured: .334 / .292 / .198 / .144 / .031 against .353 / .292 / .187 / .137 / .031)."""
+    req = build_pilot_requests(corpus, n_queries=10, seed=SEED, shared_content=True)
+    rows = []
+    for r in req.itertuples():
+        task = panel_prompts.parse(r.messages[0]["content"])
+        assert len({c.title for c in task.detail["cards"]}) == 1      # one content, ten metadata sets
+        base = {k: getattr(r, k) for k in pilot.PILOT_PREDICTORS}
+        rows += [dict(base, y=panel_authority.choice_probabilities(SEED, m.id, task)[r.fixed_pos - 1])
+                 for m in runs.PILOT_MODELS]
+    rows = pd.DataFrame(rows)
+    true_w = panel_authority.model_params(SEED)["llama3.1:8b"]["weights"]
+    true_order = sorted(true_w, key=true_w.get, reverse=True)
+    assert true_order == ["venue", "median_h", "max_h", "citations", "affiliation"]
+    for averaging in ("subsets", "general"):
+        t1 = pilot.analyse_pilot(rows, method="mle", averaging=averaging).table1()
+        assert t1["dimension"].tolist() == true_order, (averaging, t1.to_dict("records"))
+        got = t1.set_index("dimension")["weight"]
+        assert all(abs(got[d] - true_w[d]) < 0.025 for d in true_w), (averaging, got.to_dict())
+
+
+def test_panel_spreads_are_the_pilot_samples(corpus):
+    """The panel's spread units are the standard deviations of the raw components over the
+    pilot topics' candidates (what the pilot regression z-scores at the paper's size), within 2 %."""
+    sub = corpus.subset(list(PILOT_TOPICS))
+    comps = raw_components(sub.papers, sub.authors)
+    cand = build_candidate_sets(sub, seed=SEED)
+    sd = comps.set_index("paper_id").loc[cand["paper_id"]].std(ddof=0)
+    for d, spread in panel_authority.SPREAD.items():
+        assert abs(sd[d] / spread - 1) < 0.02, (d, sd[d], spread)
 
 
 def test_pilot_resume_sends_nothing(pilot_data, endpoint, store):

@@ -372,7 +372,10 @@ def test_authority_cards_are_read_and_choices_follow_softmax(panel):
     c4 = task.detail["cards"][3]
     assert c4.citations == 4000 and c4.authors[0][1] == 75 and "Stanford" in c4.authors[0][2]
     a4 = authority.perceived_authority(c4)
-    assert a4["venue"] == 1.0 and a4["affiliation"] == 1.0
+    unit = {d: authority.SPREAD_UNIT / authority.SPREAD[d] for d in authority.DIMS}   # per shown unit
+    assert a4 == pytest.approx({"venue": 1.0 * unit["venue"], "affiliation": 1.0 * unit["affiliation"],
+                                "median_h": 38.5 * unit["median_h"], "max_h": 75 * unit["max_h"],
+                                "citations": 4000 * unit["citations"]})   # A* venue, elite lab, h 75 and 2
     model = "llama3.1:8b"
     probs = authority.choice_probabilities(SEED, model, task)
     n = 3000

@@ -170,7 +170,8 @@ PILOT_COMPONENTS = ("max_h", "median_h", "citations", "venue", "affiliation")
 
 
 def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_TOPICS, n_queries: int | None = 10,
-                         seed: int = 42, source_keeps_metadata: bool = True) -> pd.DataFrame:
+                         seed: int = 42, source_keeps_metadata: bool = True,
+                         shared_content: bool = False) -> pd.DataFrame:
     """Requests of the 1:N flip pilot (paper §4.3, Appendix A.7; reference ``run_1n_experiment.py``, spec A.6).
 
     For each query's ten original candidates, each fixed position f and each source position s:
@@ -183,7 +184,13 @@ def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_T
     appears twice in the list (spec A.6 ⚠); ``source_keeps_metadata=False`` instead gives paper s
     the fixed paper's metadata (a swap), so every metadata appears once. The paper's text
     (A.7) describes ten cards sharing one content, which the run count (15,000) contradicts;
-    the reference code's design is used.
+    the reference code's design is the default. ``shared_content=True`` is the text's design
+    within the reference's run count: every card of the prompt shows paper f's title, abstract
+    and year, so the cards differ only in their metadata. In the reference design the source
+    card's own content competes with the fixed card, and its relevance, a fixed property of
+    paper s, is confounded with the metadata s lends (with 250 papers, correlations of about
+    ±0.06 per predictor); sharing one content removes that confound, which is what lets the
+    regression recover small weight differences.
     """
     sub = corpus.subset(list(topics))
     queries = _limit_queries(sub, n_queries)
@@ -199,6 +206,9 @@ def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_T
         for f in range(len(ids)):
             for s in range(len(ids)):
                 fields = [dict(cards[p]) for p in ids]
+                if shared_content:
+                    for x in fields:
+                        x.update({k: cards[ids[f]][k] for k in ("title", "abstract", "year")})
                 if s != f:
                     for k in ("venue", "citation_count", "authors"):
                         fields[f][k] = cards[ids[s]][k]
@@ -206,7 +216,8 @@ def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_T
                             fields[s][k] = cards[ids[f]][k]
                 prompt = build_prompt("baseline", query, [render_card(i + 1, **x) for i, x in enumerate(fields)])
                 wear = comps.loc[ids[s]]
-                rows.append(dict(request_id=_request_id("pilot", qid, f + 1, s + 1, seed, source_keeps_metadata),
+                rows.append(dict(request_id=_request_id("pilot", qid, f + 1, s + 1, seed, source_keeps_metadata,
+                                                         *(["shared"] if shared_content else [])),
                                  experiment="pilot", topic=topic, query_id=qid, query=query, instruction="baseline",
                                  condition="pilot", candidate_ids=tuple(ids), fixed_pos=f + 1, source_pos=s + 1,
                                  is_baseline=s == f, fixed_paper_id=ids[f], source_paper_id=ids[s],

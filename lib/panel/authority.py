@@ -4,10 +4,15 @@ Model m picks card i with probability
 
     p_i = softmax_i((r_i + s_m,v · Σ_d w_d · a_i,d + ε_m,i + π·[i = 1]) / τ_m)
 
-* a_i,d: the authority the model *perceives* on card i, read from the card text
-  (:func:`perceived_authority`): venue tier, median and max author h-index, citations,
-  affiliation prestige, each in [0, 1] on a fixed scale (not the reference's within-topic
-  min-max, which the model cannot see);
+* a_i,d: the authority the model *perceives* on card i (:func:`perceived_authority`), read from
+  the card text and linear in what the card shows: venue and affiliation prestige on the public
+  tier tables the paper scores with (``lib/resources/authority_tiers.json``: A* 1.0, A or top
+  journal .75, B or mid journal .5, C .25, preprint .125; elite 1.0, strong .66, other .33,
+  none 0), the raw median and max author h-index and the raw citation count; each divided by
+  its typical spread (:data:`SPREAD`, the standard deviation of that dimension over the pilot
+  topics' candidates of the synthetic corpus, which a test checks) and multiplied by :data:`SPREAD_UNIT`. So w_d is the
+  utility of one standard deviation of dimension d: the same standardised scale as the
+  paper's z-scored pilot regression (Eq. 3), whose fused weights then recover the order of w;
 * w_d: the panel's true weights, the published fused weights (paper Table 1; reference A.3):
   venue .3531 > median h .2918 > max h .1868 > citations .1372 > affiliation .0311;
 * r_i: latent content relevance, 1.0·z with z ~ N(0, 1) from sha256(seed, query, title),
@@ -30,12 +35,14 @@ half of the time (the faithful parser's quirk, reference A.5).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
 
+from lib import paths
 from lib.panel import texts
 from lib.panel.latent import model_rng, seed_int
 from lib.panel.profiles import AUTHORITY, ModelProfile, all_profiles
@@ -65,15 +72,49 @@ PRIMACY = 0.1
 STRAY_RATE_OPEN = 0.04
 NO_NUMBER_RATE_OPEN = 0.009
 
-_ELITE_VENUES = ("neural information processing systems", "neurips", "international conference on machine learning",
-                 "icml", "international conference on learning representations", "iclr",
-                 "association for computational linguistics", "empirical methods in natural language processing",
-                 "computer vision and pattern recognition", "aaai", "european conference on computer vision",
-                 "knowledge discovery and data mining", "international conference on computer vision",
-                 "joint conference on artificial intelligence")
-_ELITE_AFF = ("stanford", "carnegie mellon", "berkeley", "tsinghua", "peking", "google", "microsoft", "deepmind",
-              "oxford", "national university of singapore", "massachusetts institute of technology", "openai",
-              "princeton", "harvard", "cambridge", "meta ai", "eth zurich")
+#: Typical spread (standard deviation) of each shown dimension over the candidates of the five
+#: pilot topics of the synthetic corpus (the paper's raw components, spec A.3), the sample the
+#: pilot regression z-scores over: the panel's sense of "one notch more".
+SPREAD = {"venue": 0.326, "median_h": 16.7, "max_h": 34.4, "citations": 1900.0, "affiliation": 0.255}
+#: A one-spread difference counts as this much perceived authority (keeps Σ_d w_d·a_d on the
+#: order of the former [0, 1] scale, so S0 keeps its meaning).
+SPREAD_UNIT = 0.3
+
+
+@lru_cache(maxsize=1)
+def _tiers() -> dict[str, object]:
+    t = json.loads((paths.RESOURCES / "authority_tiers.json").read_text(encoding="utf-8"))
+    venue = {v: 0.25 for v in t["C_JOURNALS"]}
+    venue.update({v: 0.5 for v in (*t["B_CONF"], *t["MID_JOURNALS"])})
+    venue.update({v: 0.75 for v in (*t["A_CONF"], *t["TOP_JOURNALS"])})
+    venue.update({v: 1.0 for v in t["A_STAR"]})
+    word = lambda xs: [re.compile(r"\b" + re.escape(x.lower()) + r"\b") for x in xs]   # noqa: E731
+    return {"venue": venue, "preprint": frozenset(t["PREPRINT_SERVERS"]),
+            "elite": word(t["ELITE_AFF"]), "strong": word(t["STRONG_AFF"])}
+
+
+def _venue_prestige(venue: str) -> float:
+    v = venue.strip()
+    if not v or v.lower() in ("unknown", "n/a"):
+        return 0.0
+    t = _tiers()
+    if v in t["venue"]:
+        return t["venue"][v]
+    if v.lower() in t["preprint"]:
+        return 0.125
+    return 0.375 if "workshop" in v.lower() else 0.125
+
+
+def _affiliation_prestige(affiliations: list[str]) -> float:
+    t, best = _tiers(), 0.0
+    for a in affiliations:
+        al = a.strip().lower()
+        if not al:
+            continue
+        if any(r.search(al) for r in t["elite"]):
+            return 1.0
+        best = max(best, 0.66 if any(r.search(al) for r in t["strong"]) else 0.33)
+    return best
 
 
 def _tier_cohort(profile: ModelProfile) -> str:
@@ -121,35 +162,13 @@ def model_params(seed: int) -> dict[str, dict]:
 
 
 def perceived_authority(card: Card) -> dict[str, float]:
-    """The five authority dimensions as the panel reads them off one card, each in [0, 1]."""
-    v = card.venue.strip().lower()
-    if not v or v in ("unknown", "n/a"):
-        venue = 0.0
-    elif any(e in v for e in _ELITE_VENUES):
-        venue = 1.0
-    elif "arxiv" in v or "rxiv" in v or "ssrn" in v:
-        venue = 0.125
-    elif "workshop" in v:
-        venue = 0.375
-    elif "transactions" in v or "nature" in v or "journal of machine learning research" in v:
-        venue = 0.75
-    else:
-        venue = 0.4
-    hs = [h for _, h, _ in card.authors] or [0]
-    scale_h = np.log1p(150.0)
-    aff = 0.0
-    for _, _, a in card.authors:
-        al = a.lower()
-        if any(e in al for e in _ELITE_AFF):
-            aff = 1.0
-            break
-        if al.strip():
-            aff = max(aff, 0.33)
-    return {"venue": venue,
-            "median_h": float(min(np.log1p(float(np.median(hs))) / scale_h, 1.0)),
-            "max_h": float(min(np.log1p(float(max(hs))) / scale_h, 1.0)),
-            "citations": float(min(np.log1p(card.citations) / np.log1p(20000.0), 1.0)),
-            "affiliation": aff}
+    """The five authority dimensions as the panel reads them off one card, in spread units
+    (each shown value / :data:`SPREAD` × :data:`SPREAD_UNIT`; linear, so a standardised
+    regression on the shown values sees the weights w in their true order)."""
+    hs = [float(h) for _, h, _ in card.authors] or [0.0]
+    shown = {"venue": _venue_prestige(card.venue), "median_h": float(np.median(hs)), "max_h": max(hs),
+             "citations": float(card.citations), "affiliation": _affiliation_prestige([a for _, _, a in card.authors])}
+    return {d: SPREAD_UNIT * shown[d] / SPREAD[d] for d in DIMS}
 
 
 def _normal(*parts) -> float:
