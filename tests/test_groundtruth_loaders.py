@@ -1,11 +1,11 @@
-"""lib.groundtruth.schema / loaders: validation errors name table, column and an example row."""
-import io
-import tarfile
+"""lib.groundtruth.schema / loaders: validation errors name table, column and an example row.
 
+The release's own tables (reference §4) are tested in test_groundtruth_release.py."""
 import pandas as pd
 import pytest
 
-from lib.groundtruth.loaders import load_reference_export, load_tables
+from lib.groundtruth.loaders import load_tables
+from lib.groundtruth.world import World, save_world
 from lib.groundtruth.schema import SchemaError, validate
 
 
@@ -67,45 +67,11 @@ def test_load_tables_from_csv(tmp_path):
         load_tables(tmp_path)
 
 
-def _export(tmp_path, drop=None):
-    files = {
-        "authors.csv": "id_author,name,created_date,works_count,cited_by_count,h_index,i10_index\n"
-                       "1,Ana Diaz,2020,3,10,2,0\n2,Bo Li,2020,1,0,0,0\n",
-        "authors_demographics.csv": "id_author,display_name,alternative_names,longest_name,last_name,first_name,ethnicity,gender\n"
-                                    "1,Ana Diaz,\"['Ana Diaz', 'Ana María Díaz']\",Ana María Díaz,Díaz,Ana,Hispanic or Latino,Female\n"
-                                    "2,Bo Li,\"['Bo Li']\",Bo Li,Li,Bo,Asian,Unisex\n",
-        "publications.csv": "id_publication,doi,title,publication_date,cited_by_count\n10,10.1103/X.1,t,1999-05-01,4\n11,10.1103/X.2,u,2003-01-01,0\n",
-        "authorships.csv": "id_publication,id_author,id_institution\n10,1,5\n10,2,5\n11,1,6\n",
-        "publications_topic.csv": "id_publication,id_topic\n10,100\n11,101\n",
-        "topics.csv": "id_topic,domain_name,field_name,subfield_name\n100,Phys,Phys,Condensed Matter Physics\n101,Soc,Soc,Education\n",
-        "coauthorships.csv": "src,dst\n2,1\n1,2\n1,1\n",
-    }
-    if drop:
-        table, col = drop
-        lines = files[table].splitlines()
-        header = lines[0].split(",")
-        i = header.index(col)
-        files[table] = "\n".join([",".join(h for j, h in enumerate(header) if j != i)] + lines[1:]) + "\n"
-    path = tmp_path / "final_dataset.tar.gz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(f"final_dataset/{name}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
-def test_reference_export_maps_onto_schema(tmp_path):
-    w = load_reference_export(_export(tmp_path))
-    a = w.authors.set_index("author_id")
-    assert a.loc[1, "perceived_ethnicity"] == "Hispanic" and a.loc[2, "perceived_gender"] == "Unisex"
-    assert a.loc[1, "alt_names"] == ["Ana Diaz", "Ana María Díaz"]
-    assert (a.loc[1, "career_start"], a.loc[1, "career_end"]) == (1999, 2003)
-    assert w.publications.set_index("publication_id").loc[11, "subfield"] == "Education"
-    assert w.coauthorships[["src", "dst"]].values.tolist() == [[1, 2]]
-
-
-def test_reference_export_missing_column(tmp_path):
-    with pytest.raises(SchemaError, match=r"authors_demographics.csv.*longest_name"):
-        load_reference_export(_export(tmp_path, drop=("authors_demographics.csv", "longest_name")))
+def test_load_tables_keeps_saved_meta(tmp_path):
+    t = _tables()
+    save_world(World(**t, meta={"synthetic": True, "seed": 3, "source": "generator"}), tmp_path)
+    w = load_tables(tmp_path)
+    assert w.synthetic and w.meta["seed"] == 3 and w.meta["imported_from"] == "generator"
+    assert w.meta["source"] == str(tmp_path)
+    (tmp_path / "meta.json").unlink()
+    assert load_tables(tmp_path).meta == {"synthetic": False, "source": str(tmp_path)}
