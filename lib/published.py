@@ -184,9 +184,9 @@ def write_comparison(df: pd.DataFrame, name: str, *, out_dir: Path | None = None
         raise ValueError(f"write_comparison({name!r}): the table lacks column(s) {missing}; expected {COLUMNS}")
     folder = Path(out_dir) if out_dir is not None else paths.OUTPUTS / "comparison"
     csv, md = folder / f"{name}.csv", folder / f"{name}.md"
-    artifacts._atomic_write(csv, lambda p: df.to_csv(p, index=False))
+    artifacts.atomic_write(csv, lambda p: df.to_csv(p, index=False))
     text = to_markdown(df, name, tolerance=tolerance, synthetic=synthetic)
-    artifacts._atomic_write(md, lambda p: p.write_text(text))
+    artifacts.atomic_write(md, lambda p: p.write_text(text))
     return [csv, md]
 
 
