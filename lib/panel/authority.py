@@ -38,7 +38,7 @@ import hashlib
 import json
 import re
 from functools import lru_cache
-from statistics import NormalDist
+from statistics import NormalDist, median
 
 import numpy as np
 
@@ -88,7 +88,7 @@ def _tiers() -> dict[str, object]:
     venue.update({v: 0.5 for v in (*t["B_CONF"], *t["MID_JOURNALS"])})
     venue.update({v: 0.75 for v in (*t["A_CONF"], *t["TOP_JOURNALS"])})
     venue.update({v: 1.0 for v in t["A_STAR"]})
-    word = lambda xs: [re.compile(r"\b" + re.escape(x.lower()) + r"\b") for x in xs]   # noqa: E731
+    word = lambda xs: re.compile(r"\b(?:" + "|".join(re.escape(x.lower()) for x in xs) + r")\b")   # noqa: E731
     return {"venue": venue, "preprint": frozenset(t["PREPRINT_SERVERS"]),
             "elite": word(t["ELITE_AFF"]), "strong": word(t["STRONG_AFF"])}
 
@@ -105,16 +105,16 @@ def _venue_prestige(venue: str) -> float:
     return 0.375 if "workshop" in v.lower() else 0.125
 
 
+@lru_cache(maxsize=65536)
+def _one_affiliation(affiliation: str) -> float:
+    t, a = _tiers(), affiliation.strip().lower()
+    if not a:
+        return 0.0
+    return 1.0 if t["elite"].search(a) else 0.66 if t["strong"].search(a) else 0.33
+
+
 def _affiliation_prestige(affiliations: list[str]) -> float:
-    t, best = _tiers(), 0.0
-    for a in affiliations:
-        al = a.strip().lower()
-        if not al:
-            continue
-        if any(r.search(al) for r in t["elite"]):
-            return 1.0
-        best = max(best, 0.66 if any(r.search(al) for r in t["strong"]) else 0.33)
-    return best
+    return max((_one_affiliation(a) for a in affiliations), default=0.0)
 
 
 def _tier_cohort(profile: ModelProfile) -> str:
@@ -166,7 +166,7 @@ def perceived_authority(card: Card) -> dict[str, float]:
     (each shown value / :data:`SPREAD` × :data:`SPREAD_UNIT`; linear, so a standardised
     regression on the shown values sees the weights w in their true order)."""
     hs = [float(h) for _, h, _ in card.authors] or [0.0]
-    shown = {"venue": _venue_prestige(card.venue), "median_h": float(np.median(hs)), "max_h": max(hs),
+    shown = {"venue": _venue_prestige(card.venue), "median_h": float(median(hs)), "max_h": max(hs),
              "citations": float(card.citations), "affiliation": _affiliation_prestige([a for _, _, a in card.authors])}
     return {d: SPREAD_UNIT * shown[d] / SPREAD[d] for d in DIMS}
 
