@@ -7,7 +7,7 @@ the next reads, so a notebook can be re-run alone.
 Where things are:
 - ``lib.paths``      every directory (one module owns them all)
 - ``lib.config``     run profiles in ``params/``, validated before any work starts
-- ``lib.artifacts``  the registry of the papers' 71 artifacts and ``save_figure/save_table/save_text``
+- ``lib.artifacts``  the registry of the papers' 72 artifacts and ``save_figure/save_table/save_text``
 - ``lib.pipeline``   the papermill runner behind ``./run_all.sh``
 - ``lib.manifest``   ``outputs/manifest.json``; ``lib.report``: ``outputs/index.html``
 - ``lib.stats``      confidence intervals and tests (a leaf)

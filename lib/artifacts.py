@@ -57,6 +57,7 @@ _ARTIFACTS = [
     _A("lsb-figC9", "llmscholarbench", "figure", "03_infrastructure_benchmark", "(a) diversity and (b) parity by model across 4 attributes"),
     _A("lsb-figC10", "llmscholarbench", "figure", "03_infrastructure_benchmark", "Task-level factuality"),
     _A("lsb-figC11", "llmscholarbench", "figure", "03_infrastructure_benchmark", "Baseline performance by task parameter"),
+    _A("lsb-quirks", "llmscholarbench", "table", "03_infrastructure_benchmark", "Figure 2 group means under the faithful (reference code) and corrected metric modes"),
     _A("lsb-fig3", "llmscholarbench", "figure", "04_interventions", "Effect of temperature by infrastructure group (lines with CI bands)"),
     _A("lsb-figC12", "llmscholarbench", "figure", "04_interventions", "Effect of temperature per model"),
     _A("lsb-fig4", "llmscholarbench", "figure", "04_interventions", "Gender-constrained prompting, before/after, averaged over models"),
@@ -147,7 +148,7 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
-def _atomic_write(path: Path, write) -> None:
+def atomic_write(path: Path, write) -> None:
     """Write through a temporary file in the same folder, so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -182,7 +183,7 @@ def _record(artifact: Artifact, files: list[Path], synthetic: bool, started: flo
         "save_seconds": round(time.perf_counter() - started, 3),
     }
     out = paths.RECORDS / f"{artifact.id}.json"
-    _atomic_write(out, lambda p: p.write_text(json.dumps(rec, indent=1)))
+    atomic_write(out, lambda p: p.write_text(json.dumps(rec, indent=1)))
     return rec
 
 
@@ -195,7 +196,7 @@ def save_figure(fig, artifact_id: str, *, synthetic: bool, dpi: int = 150) -> li
         fig.text(0.995, 0.005, SYNTHETIC_NOTE, ha="right", va="bottom", fontsize=6, color="#a33", alpha=0.9)
     files = [paths.FIGURES / f"{artifact.id}.pdf", paths.FIGURES / f"{artifact.id}.png"]
     for f in files:
-        _atomic_write(f, lambda p, f=f: fig.savefig(p, format=f.suffix[1:], dpi=dpi, bbox_inches="tight"))
+        atomic_write(f, lambda p, f=f: fig.savefig(p, format=f.suffix[1:], dpi=dpi, bbox_inches="tight"))
     _record(artifact, files, synthetic, started)
     return files
 
@@ -209,10 +210,10 @@ def save_table(df, artifact_id: str, *, synthetic: bool, index: bool = False, fl
         raise ValueError(f"{artifact.id}: refusing to save an empty table")
     caption = artifact.caption + (" (synthetic data)" if synthetic else "")
     csv, tex = paths.TABLES / f"{artifact.id}.csv", paths.TABLES / f"{artifact.id}.tex"
-    _atomic_write(csv, lambda p: df.to_csv(p, index=index))
+    atomic_write(csv, lambda p: df.to_csv(p, index=index))
     latex = df.to_latex(index=index, float_format=lambda v: float_format % v, caption=caption,
                         label=f"tab:{artifact.id}", escape=True)
-    _atomic_write(tex, lambda p: p.write_text(latex))
+    atomic_write(tex, lambda p: p.write_text(latex))
     _record(artifact, [csv, tex], synthetic, started)
     return [csv, tex]
 
@@ -223,7 +224,7 @@ def save_text(text: str, artifact_id: str, *, synthetic: bool = False) -> list[P
     artifact = get(artifact_id)
     _check_producer(artifact, "text")
     out = paths.TEXTS / f"{artifact.id}.txt"
-    _atomic_write(out, lambda p: p.write_text(text))
+    atomic_write(out, lambda p: p.write_text(text))
     _record(artifact, [out], synthetic, started)
     return [out]
 

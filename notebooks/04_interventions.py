@@ -30,6 +30,7 @@ import pandas as pd
 from lib import artifacts, claims, config, paths, plots
 from lib.groundtruth.world import load_world
 from lib.llm import refusals
+from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims as lsb_claims
 from lib.scholar import claims_interventions as cpc
@@ -55,50 +56,52 @@ sweep_dir, coll_dir = paths.DATA / "01_calibration", paths.DATA / "02_collection
 sweep_attempts = pd.read_parquet(sweep_dir / "attempts.parquet")
 sweep_names = pd.read_parquet(sweep_dir / "names.parquet")
 coll_attempts = pd.read_parquet(coll_dir / "attempts.parquet")
+if cfg.real_data.ground_truth_dir:       # the LLMScholarBench ground-truth release (Tier A)
+    from lib.groundtruth.release import load_release
+
+    world = load_release(cfg.real_path("ground_truth_dir"))
+else:
+    world = load_world(cfg.seed, cfg.world.n_authors)
 claims.clear("04_interventions")
 print(f"sweep: {len(sweep_attempts):,} attempts, collection: {len(coll_attempts):,} attempts (synthetic={cfg.synthetic})")
 
 # %% [markdown]
 # ## Figure 3: effect of temperature by infrastructure group
 #
-# Mean values (± 95 % CI) of the technical metrics across sampling temperatures, aggregated by
-# model access, model size and reasoning capability (paper caption: higher temperatures generally
-# reduce most technical metrics, with thresholds in validity; proprietary models are less
-# sensitive). Computed from notebook 01's sweep under the reference's `temperature` query
-# (no constrained prompts, no web search): refusals over every attempt, validity per request,
-# duplicates and author factuality per chosen attempt, consistency over the replicates of a
-# configuration; Wilson intervals for refusals and validity, t-intervals otherwise; all attempts
-# of a group pooled. The social-representation panels of the paper (connectedness, similarity,
-# diversity, parity) are not drawn here. **Synthetic data.**
+# Mean values (± 95 % CI) of the nine metrics of Figure 2 across sampling temperatures,
+# aggregated by model access, model size and reasoning capability (paper caption: higher
+# temperatures generally reduce most technical metrics, with thresholds in validity; proprietary
+# models are less sensitive). Computed from notebook 01's sweep under the reference's
+# `temperature` query (no constrained prompts, no web search): refusals over every attempt,
+# validity per request, consistency over the replicates of a configuration, and duplicates,
+# author factuality, connectedness, similarity, gender diversity and gender parity per chosen
+# attempt, the name-based ones against the same ground truth D as notebook 03; Wilson intervals
+# for refusals and validity, t-intervals otherwise; all attempts of a group pooled. Each row's
+# legend sits in its Duplicates panel. **Synthetic data.**
 
 # %%
+ctx = benchmark.GroundTruthContext.from_world(world, mode=label_mode if label_mode == "faithful" else "corrected")
 sweep = iv.temperature_filter(sweep_attempts)
-per_attempt = iv.technical_per_attempt(sweep, sweep_names, mode=label_mode, consistency_pairs=consistency_pairs)
-curves = iv.temperature_curves(per_attempt)
+per_attempt = ag.per_attempt_table(sweep, sweep_names, ctx, mode=label_mode, consistency_pairs=consistency_pairs)
+curves = iv.temperature_curves(per_attempt, metrics=ifig.TEMPERATURE_METRICS)
 curves.to_parquet(out_dir / "temperature_curves.parquet", index=False)
-hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
-fig = plots.line_grid(curves, x="temperature", hue="group", col="metric_name", row="group_kind",
-                      col_order=iv.TECHNICAL_METRICS, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
-                      col_titles=iv.METRIC_TITLES, row_titles=plots.GROUP_TITLES, xlabel="temperature")
+fig = ifig.temperature_grid(curves)
 artifacts.save_figure(fig, "lsb-fig3", synthetic=cfg.synthetic)
 curves.pivot_table(index=["group_kind", "group", "metric_name"], columns="temperature", values="mean").round(2)
 
 # %% [markdown]
 # ## Figure C.12: effect of temperature per model
 #
-# The same metrics per model across temperatures (paper caption: higher temperatures increase
-# refusals and lower validity, consistency and factuality for most models). One row per model,
-# coloured by access. **Synthetic data.**
+# The same nine metrics per model across temperatures (paper caption: higher temperatures
+# increase refusals and lower validity, consistency and factuality for most models). One row per
+# model, coloured by access. **Synthetic data.**
 
 # %%
-model_curves = iv.temperature_curves(per_attempt, groups=("model",))
+model_curves = iv.temperature_curves(per_attempt, groups=("model",), metrics=ifig.TEMPERATURE_METRICS)
 access_of = sweep.drop_duplicates("model").set_index("model")["access"]
 model_curves = model_curves.assign(access=model_curves["group"].map(access_of))
 model_curves.to_parquet(out_dir / "temperature_curves_by_model.parquet", index=False)
-fig = plots.line_grid(model_curves, x="temperature", hue="access", col="metric_name", row="group",
-                      col_order=iv.TECHNICAL_METRICS, hue_order=plots.GROUP_ORDER["access"],
-                      col_titles=iv.METRIC_TITLES, xlabel="temperature", panel_size=(1.9, 1.2), legend="figure",
-                      row_title_rotation=0)
+fig = ifig.temperature_by_model(model_curves)
 artifacts.save_figure(fig, "lsb-figC12", synthetic=cfg.synthetic)
 
 # %% [markdown]
@@ -142,6 +145,7 @@ shares.pivot_table(index="reason", columns="configuration", values="share", sort
 # proprietary models more to unethical ones). N_r = refusals in the configuration. **Synthetic data.**
 
 # %%
+hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
 group_shares = pd.concat([iv.reason_shares(table, by=g).rename(columns={g: "group"}).assign(group_kind=g)
                           for g in iv.GROUP_COLUMNS], ignore_index=True)
 fig = plots.share_bars(group_shares, category="reason", col="configuration", row="group_kind", hue="group",
@@ -212,18 +216,15 @@ pd.DataFrame([{"claim": k, "verdict": v.status, "detail": v.detail} for k, v in 
 # The analyses below need all nine metrics and more (task factualities, the four parities and
 # diversities), per attempt: technical metrics from the attempts table, the name-based ones from
 # the names of the chosen attempts matched against the (synthetic) ground truth. Notebook 02's
-# collection gives baseline, constrained and grounded (RAG) runs; notebook 01's sweep gives the
-# temperature-variation configuration of Fig. C.18. **Synthetic data.**
+# collection gives baseline, constrained and grounded (RAG) runs; notebook 01's sweep (its table
+# of Figure 3) gives the temperature-variation configuration of Fig. C.18. **Synthetic data.**
 
 # %%
-world = load_world(cfg.seed, cfg.world.n_authors)
-ctx = benchmark.GroundTruthContext.from_world(world, mode=label_mode if label_mode == "faithful" else "corrected")
 coll_names = pd.read_parquet(coll_dir / "names.parquet")
 long = cp.metric_table(coll_attempts, coll_names, ctx, mode=label_mode, consistency_pairs=consistency_pairs)
-sweep_for_quadrants = sweep_attempts[sweep_attempts["temperature"].isin(
-    sorted(sweep_attempts["temperature"].unique())[::quadrant_temperature_stride])]
-sweep_long = cp.metric_table(sweep_for_quadrants, sweep_names, ctx, mode=label_mode,
-                             consistency_pairs=consistency_pairs)
+# the sweep's values are Figure 3's per-attempt table (every metric, temperature kept)
+quadrant_temperatures = sorted(sweep_attempts["temperature"].unique())[::quadrant_temperature_stride]
+sweep_long = per_attempt[per_attempt["temperature"].isin(quadrant_temperatures)].assign(grounded=False)
 long.to_parquet(out_dir / "per_attempt_all_metrics.parquet", index=False)
 long.groupby(["grounded", "task"])["model"].nunique().rename("models").to_frame()
 

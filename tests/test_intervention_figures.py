@@ -121,3 +121,74 @@ def test_y_axis_widens_for_diversity_above_one():
     fig = ifig.constrained_overall(t, "gender")
     assert fig.axes[0].get_ylim()[1] == pytest.approx(1.25)
     plt.close(fig)
+
+
+NINE_TITLES = ["Refusals", "Validity ↑", "Duplicates ↓", "Consistency", "Factuality ↑", "Connectedness",
+               "Similarity", "Diversity (gen.)", "Parity ↑ (gen.)"]
+
+
+def _curves(groups, metrics=ifig.TEMPERATURE_METRICS, temps=(0.0, 1.0, 2.0), skip=()):
+    """A temperature_curves-shaped table: mean = 0.1·(group index + 1) + 0.2·T, CI ± 0.05."""
+    rows = []
+    for kind, values in groups.items():
+        for gi, g in enumerate(values):
+            for metric in metrics:
+                if (g, metric) in skip:
+                    continue
+                for t in temps:
+                    mean = 0.1 * (gi + 1) + 0.2 * t
+                    rows.append({"group_kind": kind, "group": g, "temperature": t, "metric_name": metric,
+                                 "mean": mean, "ci_low": mean - 0.05, "ci_high": mean + 0.05})
+    return pd.DataFrame(rows)
+
+
+def test_temperature_grid_nine_panels_per_group_kind():
+    cur = _curves({"access": ["open", "proprietary"], "size_class": ["S", "M", "L", "XL"],
+                   "model_class": ["non-reasoning", "reasoning"]}, skip={("S", "parity_gender")})
+    fig = ifig.temperature_grid(cur)
+    assert list(ifig.TEMPERATURE_METRICS) == ["refusal_pct", "validity_pct", "duplicates", "consistency",
+                                              "factuality_author", "connectedness", "similarity_pca",
+                                              "diversity_gender", "parity_gender"]
+    assert len(fig.axes) == 3 * 9
+    assert [ax.get_title() for ax in fig.axes[:9]] == NINE_TITLES
+    assert [fig.axes[9 * i].get_ylabel() for i in range(3)] == ["Access", "Size", "Reasoning"]
+    # access row, parity panel: one line per access group over the temperatures, with a band each
+    ax = fig.axes[8]
+    assert _lines(ax) == {"Open": pytest.approx([0.1, 0.3, 0.5]), "Proprietary": pytest.approx([0.2, 0.4, 0.6])}
+    assert [ln.get_xdata().tolist() for ln in ax.get_lines()] == [[0.0, 1.0, 2.0]] * 2
+    assert len(ax.collections) == 2 and all(ln.get_marker() == "o" for ln in ax.get_lines())
+    # size row: the parity panel lacks S; the connectedness panel has all four sizes
+    assert list(_lines(fig.axes[9 + 8])) == ["Medium", "Large", "Extra Large"]
+    assert list(_lines(fig.axes[9 + 5])) == ["Small", "Medium", "Large", "Extra Large"]
+    # the legend of each row sits in its Duplicates panel, nowhere else
+    with_legend = [i for i, a in enumerate(fig.axes) if a.get_legend() is not None]
+    assert with_legend == [2, 11, 20]
+    assert [t.get_text() for t in fig.axes[11].get_legend().get_texts()] == ["Small", "Medium", "Large", "Extra Large"]
+    assert fig.axes[0].get_ylim() == pytest.approx((0.0, 1.05))
+    plt.close(fig)
+
+
+def test_temperature_grid_missing_metric_says_no_data_and_widens_for_diversity():
+    cur = _curves({"access": ["open"]}, metrics=["refusal_pct", "diversity_gender", "diversity_ethnicity"])
+    cur.loc[cur["metric_name"] == "diversity_gender", "mean"] = 1.2        # faithful: Unknown counted
+    fig = ifig.temperature_grid(cur)
+    assert len(fig.axes) == 27
+    assert [t.get_text() for t in fig.axes[1].texts] == ["no data"]
+    assert fig.axes[0].get_ylim() == pytest.approx((0.0, 1.25))
+    plt.close(fig)
+
+
+def test_temperature_by_model_rows_and_nine_panels():
+    cur = _curves({"model": ["m-a", "m-b"]}, skip={("m-b", "consistency")})
+    cur["access"] = cur["group"].map({"m-a": "open", "m-b": "proprietary"})
+    fig = ifig.temperature_by_model(cur)
+    assert len(fig.axes) == 2 * 9
+    assert [ax.get_title() for ax in fig.axes[:9]] == NINE_TITLES
+    assert [fig.axes[0].get_ylabel(), fig.axes[9].get_ylabel()] == ["m-a", "m-b"]
+    assert _lines(fig.axes[5]) == {"Open": pytest.approx([0.1, 0.3, 0.5])}                  # m-a connectedness
+    assert _lines(fig.axes[9 + 8]) == {"Proprietary": pytest.approx([0.2, 0.4, 0.6])}      # m-b parity
+    assert fig.axes[9 + 8].get_lines()[0].get_xdata().tolist() == [0.0, 1.0, 2.0]
+    assert [t.get_text() for t in fig.axes[9 + 3].texts] == ["no data"]
+    assert fig.axes[9].get_xlabel() == "temperature" and fig.axes[0].get_xlabel() == ""
+    assert sorted(t.get_text() for lg in fig.legends for t in lg.get_texts()) == ["Open", "Proprietary"]
+    plt.close(fig)

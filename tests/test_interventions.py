@@ -209,3 +209,37 @@ def test_refusal_rows_keep_their_attempt(attempts, names):
     r = pa[pa["metric_name"] == "refusal_pct"]
     assert sorted(r.loc[(r["model"] == "m-open") & (r["temperature"] == 1.0), "attempt"]) == [1, 1, 2, 3]
     assert pa.loc[pa["metric_name"] != "refusal_pct", "attempt"].isna().all()
+
+
+def test_temperature_curves_metric_filter(attempts, names):
+    pa = iv.technical_per_attempt(iv.temperature_filter(attempts), names)
+    cur = iv.temperature_curves(pa, metrics=["validity_pct", "consistency"])
+    assert set(cur["metric_name"]) == {"validity_pct", "consistency"}
+    assert set(cur.loc[cur["metric_name"] == "consistency", "temperature"]) == {0.0}
+
+
+def test_nine_panel_curves_keep_the_temperature(attempts, names, tiny_world):
+    """Fig. 3's table: every metric of aggregate.per_attempt_table, per temperature; the social
+    ones hand-computed on the conftest world (q_gender: Female .25, Male .5, Unknown .25)."""
+    from lib.scholar import aggregate as ag
+    from lib.scholar.benchmark import GroundTruthContext
+
+    pa = ag.per_attempt_table(iv.temperature_filter(attempts), names, GroundTruthContext.from_world(tiny_world))
+    assert pa.loc[pa["metric_name"] == "parity_gender", "temperature"].notna().all()
+    cur = iv.temperature_curves(pa, metrics=ag.HEADLINE_METRICS)
+    assert set(cur["metric_name"]) == set(ag.HEADLINE_METRICS)
+    par = cur[(cur["group_kind"] == "access") & (cur["metric_name"] == "parity_gender")]
+    got = {(r.group, r.temperature): (r.n, r.mean) for r in par.itertuples()}
+    # open T=0: {F, M} → TV .25 and {F, M, M} → TV .25; proprietary T=0 and T=1: {F} → TV .75;
+    # open T=1: no factual author → faithful parity 0.5
+    assert got == {("open", 0.0): (2, pytest.approx(0.75)), ("open", 1.0): (1, pytest.approx(0.5)),
+                   ("proprietary", 0.0): (1, pytest.approx(0.25)), ("proprietary", 1.0): (1, pytest.approx(0.25))}
+    con = cur[(cur["group"] == "open") & (cur["metric_name"] == "connectedness")].set_index("temperature")
+    # T=0: {1, 2} one component → 1; {1, 2, 4} components 2 + 1 → 1 − H(2/3, 1/3)/ln 3; T=1: no value
+    h = -(2 / 3 * np.log(2 / 3) + 1 / 3 * np.log(1 / 3)) / np.log(3)
+    assert con.at[0.0, "n"] == 2 and con.at[0.0, "mean"] == pytest.approx((1 + 1 - h) / 2)
+    assert 1.0 not in con.index or con.at[1.0, "n"] == 0
+    # the technical values are those of technical_per_attempt
+    tech = iv.temperature_curves(iv.technical_per_attempt(iv.temperature_filter(attempts), names))
+    both = cur.merge(tech, on=["group_kind", "group", "temperature", "metric_name"], suffixes=("", "_tech"))
+    assert len(both) == len(tech) and np.allclose(both["mean"], both["mean_tech"])

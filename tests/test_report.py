@@ -34,11 +34,11 @@ def built_index(isolated_outputs):
 def test_manifest_statuses_and_files(built_index):
     man, _ = built_index
     rows = {r["id"]: r for r in json.loads(paths.MANIFEST.read_text())["artifacts"]}
-    assert len(rows) == 71
+    assert len(rows) == 72
     assert rows["lsb-fig2"]["status"] == "regenerated" and rows["lsb-fig2"]["synthetic"] is True
     assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
     assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
-    assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == 67
+    assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == 68
 
 
 def test_tampered_file_is_not_reported_as_regenerated(built_index):
@@ -75,7 +75,7 @@ def test_index_renders_in_headless_chromium(built_index, tmp_path):
                          timeout=120).stdout
     for aid in artifacts.REGISTRY:
         assert f'id="{aid}"' in dom, aid
-    assert "3 of 67 artifacts regenerated" in dom
+    assert "3 of 68 artifacts regenerated" in dom
     shot = tmp_path / "index.png"
     subprocess.run([browser, *flags, "--window-size=1200,900", f"--screenshot={shot}", index.as_uri()],
                    capture_output=True, timeout=120)

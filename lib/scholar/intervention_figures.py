@@ -1,5 +1,11 @@
-"""Figures of LLMScholarBench's constrained-prompting, RAG and quadrant analyses (paper Fig. 4, 5,
-C.13–C.18), drawn from the tables of :mod:`lib.scholar.constrained` in :mod:`lib.plots`' style.
+"""Figures of LLMScholarBench's intervention analyses: temperature (paper Fig. 3, C.12), from the
+curves of :func:`lib.scholar.interventions.temperature_curves`, and constrained prompting, RAG and
+quadrants (Fig. 4, 5, C.13–C.18), from the tables of :mod:`lib.scholar.constrained`, in
+:mod:`lib.plots`' style.
+
+Temperature figures (reference §3.1 "4_inter_temperature") are line panels of the nine Fig. 2
+metrics: x = temperature, one line per group with markers, band = 95 % CI, y from 0 to 1.05
+(:func:`lib.plots.line_grid` for Fig. 3; :func:`fan_grid`'s unshared axes for the per-model C.12).
 
 Before/after "fans" (reference §3.1 notebooks 5 and 6) are line panels (line_grid's layout) with
 x = B (0) and A (1): one line per constrained variant (or per task for RAG) from the shared
@@ -15,7 +21,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from lib import plots
+from lib.scholar import aggregate as ag
 from lib.scholar import constrained as cp
+from lib.scholar import interventions as iv
 
 #: Variant colours as in the reference's fans (Equal grey, female orange, male blue, neutral green).
 VARIANT_PALETTE = {"Equal": "#8c8c8c", "Only female": "#dd8452", "Only male": "#4c72b0", "Only neutral": "#55a868",
@@ -23,20 +31,83 @@ VARIANT_PALETTE = {"Equal": "#8c8c8c", "Only female": "#dd8452", "Only male": "#
                    "Lowly cited only": "#dd8452", "Highly cited only": "#4c72b0", "Diverse": "#da8bc3"}
 TASK_ORDER = ("top_k", "field", "epoch", "seniority", "twins-real", "twins-fake")
 NO_DATA = "no data"
+#: The nine panels of Fig. 3 and C.12: the Fig. 2 headline metrics (reference §3.1 PANELS_METRICS).
+TEMPERATURE_METRICS = ag.HEADLINE_METRICS
+
+
+def _temperature_ylim(curves: pd.DataFrame) -> tuple[float, float]:
+    """y from 0 to 1.05 (the reference's panels), raised when a mean passes 1: faithful
+    diversity counts "Unknown" as a category and can exceed 1 (reference §2.8)."""
+    top = curves["mean"].max() if not curves.empty else float("nan")
+    return (0.0, max(1.05, float(top) + 0.05)) if pd.notna(top) else (0.0, 1.05)
+
+
+def temperature_grid(curves: pd.DataFrame, *, metrics: Sequence[str] = TEMPERATURE_METRICS):
+    """Fig. 3: rows Access, Size, Reasoning × one panel per metric of ``metrics`` (default the
+    nine of Fig. 2), x = temperature, one line per group value with markers, band = 95 % CI.
+
+    ``curves``: :func:`lib.scholar.interventions.temperature_curves` over the infrastructure
+    groups (group_kind, group, temperature, metric_name, mean, ci_low, ci_high). Each row's
+    legend sits in its Duplicates panel, as in the reference (right of the row's last panel when
+    ``metrics`` lacks duplicates). Every panel is drawn; one without data says "no data"; rows
+    of other metrics are left out.
+    """
+    hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
+    metrics = list(metrics)
+    curves = curves[curves["metric_name"].isin(metrics)]  # other metrics would add columns
+    fig = plots.line_grid(curves, x="temperature", hue="group", col="metric_name", row="group_kind",
+                          col_order=metrics, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
+                          col_titles=cp.METRIC_TITLES, row_titles=plots.GROUP_TITLES, xlabel="temperature",
+                          ylim=_temperature_ylim(curves), legend="none")
+    axes = fig.axes
+    j = metrics.index("duplicates") if "duplicates" in metrics else None
+    with plots.paper_style():
+        for i in range(len(axes) // len(metrics)):
+            row = axes[i * len(metrics):(i + 1) * len(metrics)]
+            handles = _handles(row)
+            if not handles:
+                continue
+            if j is None:
+                row[-1].legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.02, 0.5))
+            else:
+                row[j].legend(list(handles.values()), list(handles), loc="upper right")
+    return fig
+
+
+def temperature_by_model(model_curves: pd.DataFrame, *, metrics: Sequence[str] = TEMPERATURE_METRICS,
+                         models: Sequence[str] | None = None):
+    """Fig. C.12: one row per model (``models`` order, default as in ``model_curves``) × one panel
+    per metric, x = temperature, the model's line coloured by its access group, band = 95 % CI,
+    one legend above the grid.
+
+    ``model_curves``: :func:`lib.scholar.interventions.temperature_curves` with
+    ``groups=("model",)`` and an ``access`` column (the model's access group). Drawn with
+    :func:`fan_grid`'s unshared axes: :func:`lib.plots.line_grid` shares x, which takes minutes
+    over 24 models × 9 panels.
+    """
+    model_curves = model_curves[model_curves["metric_name"].isin(list(metrics))]
+    return fan_grid(model_curves, hue="access", metrics=list(metrics), row="group", row_order=models,
+                    hue_order=list(plots.GROUP_ORDER["access"]), legend="figure", row_title_rotation=0,
+                    panel_size=(1.9, 1.2), x="temperature", xlabel="temperature",
+                    ylim=_temperature_ylim(model_curves))
 
 
 def fan_grid(table: pd.DataFrame, *, hue: str, metrics: Sequence[str], row: str | None = None,
              row_order: Sequence | None = None, row_titles: Mapping | None = None,
              hue_order: Sequence | None = None, palette: Mapping | None = None, suptitle: str | None = None,
-             panel_size: tuple[float, float] = (1.7, 1.6), legend: str = "row", row_title_rotation: float = 90):
+             panel_size: tuple[float, float] = (1.7, 1.6), legend: str = "row", row_title_rotation: float = 90,
+             x: str = "x", xlabel: str | None = None, ylim: tuple[float, float] | None = None):
     """Before/after panels: one column per metric, one line per ``hue`` from B (x=0) to A (x=1),
     band = ci_low..ci_high, y from −0.1 to 1.1 as the reference's fans (higher when a mean exceeds 1).
 
     The :func:`lib.plots.line_grid` layout without shared axes: sharing x across the hundreds of
     panels of a per-model figure makes matplotlib's limit updates quadratic (minutes per figure).
     Every requested panel is drawn; one without rows says "no data"; an empty table gets one row.
+    Another ``x`` column (e.g. temperature) draws plain line panels over that column instead of
+    the B/A axis: every panel spans the table's x range, the bottom row is labelled ``xlabel``.
+    ``ylim`` replaces the fans' y range.
     """
-    need = ["x", "mean", "ci_low", "ci_high", hue, "metric_name"] + ([row] if row else [])
+    need = [x, "mean", "ci_low", "ci_high", hue, "metric_name"] + ([row] if row else [])
     missing = [c for c in need if c not in table.columns]
     if missing:
         raise KeyError(f"fan_grid: table lacks column(s) {missing}; has {list(table.columns)}")
@@ -49,6 +120,14 @@ def fan_grid(table: pd.DataFrame, *, hue: str, metrics: Sequence[str], row: str 
     many = len(rows) * len(metrics) > 60
     # faithful diversity counts "Unknown" as a category and can exceed 1 (reference §2.8): widen
     top = max(1.1, float(table["mean"].max()) + 0.05) if not table.empty else 1.1
+    ylim = ylim or (-0.1, top)
+    fan = x == "x"
+    if not fan and table[x].notna().any():
+        lo, hi = float(table[x].min()), float(table[x].max())
+        pad = 0.05 * (hi - lo) if hi > lo else 0.5
+        xlim = (lo - pad, hi + pad)
+    else:
+        xlim = (-0.3, 1.3)
     with plots.paper_style():
         fig, axes = plt.subplots(len(rows), len(metrics), squeeze=False,
                                  figsize=(panel_size[0] * len(metrics), panel_size[1] * len(rows)))
@@ -58,18 +137,23 @@ def fan_grid(table: pd.DataFrame, *, hue: str, metrics: Sequence[str], row: str 
                 ax = axes[i][j]
                 sub = sub_r[sub_r["metric_name"] == metric]
                 for h in hues:
-                    d = sub[sub[hue] == h].sort_values("x")
+                    d = sub[sub[hue] == h].sort_values(x)
                     if d.empty:
                         continue
-                    xs = d["x"].to_numpy(float)
+                    xs = d[x].to_numpy(float)
                     ax.plot(xs, d["mean"].to_numpy(float), marker="o", color=colors[h], label=labels.get(h, str(h)))
                     ax.fill_between(xs, d["ci_low"].to_numpy(float), d["ci_high"].to_numpy(float), color=colors[h],
                                     alpha=0.18, linewidth=0, label="_band")
                 if sub.empty:
                     ax.text(0.5, 0.5, NO_DATA, ha="center", va="center", transform=ax.transAxes, color="#828282")
-                ax.set_xlim(-0.3, 1.3)
-                ax.set_ylim(-0.1, top)
-                ax.set_xticks([0, 1], ["B", "A"] if i == len(rows) - 1 else ["", ""])
+                ax.set_xlim(*xlim)
+                ax.set_ylim(*ylim)
+                if fan:
+                    ax.set_xticks([0, 1], ["B", "A"] if i == len(rows) - 1 else ["", ""])
+                elif i == len(rows) - 1:
+                    ax.set_xlabel(xlabel if xlabel is not None else x)
+                else:
+                    ax.tick_params(labelbottom=False)
                 if i == 0:
                     ax.set_title(cp.METRIC_TITLES.get(metric, metric))
                 if j == 0 and r is not None:

@@ -5,13 +5,14 @@ row per attempt with ``is_refusal``, ``valid_attempt``, the raw text and the mod
 access / size_class / model_class; :func:`lib.backend.name_table`, one row per recommended name
 of a chosen attempt). Everything is a pure function of those tables.
 
-- :func:`technical_per_attempt`: the per-attempt values of the technical metrics the temperature
-  sweep supports (reference §2.8): refusal_pct (every attempt), validity_pct (per request),
+- :func:`technical_per_attempt`: the per-attempt values of the five technical metrics
+  (reference §2.8): refusal_pct (every attempt), validity_pct (per request),
   duplicates and factuality_author (per chosen attempt), consistency (per configuration, over
   the replicates as runs).
 - :func:`temperature_curves`: group means and 95 % CIs per temperature (reference §2.10:
   Wilson for refusal/validity, t otherwise), stacked over the infrastructure groups (Fig. 3)
-  or per model (Fig. C.12).
+  or per model (Fig. C.12), of the technical metrics or, from
+  :func:`lib.scholar.aggregate.per_attempt_table`, of all nine panels.
 - :func:`configuration`, :func:`refusal_table`, :func:`reason_shares`, :func:`reason_examples`,
   :func:`task_label`: the refusal reasons by configuration, group and task (App. A.4,
   Fig. A.3–A.5, Table A.2).
@@ -33,7 +34,7 @@ from lib.scholar import metrics as m
 
 #: Infrastructure group columns of the attempts tables (reference §2.11).
 GROUP_COLUMNS = ("access", "size_class", "model_class")
-#: The technical metrics the temperature sweep supports, in the paper's panel order.
+#: The five technical metrics (refusal, validity, duplicates, consistency, author factuality), in panel order.
 TECHNICAL_METRICS = ("refusal_pct", "validity_pct", "duplicates", "consistency", "factuality_author")
 METRIC_TITLES = {"refusal_pct": "Refusals", "validity_pct": "Validity ↑", "duplicates": "Duplicates ↓",
                  "consistency": "Consistency", "factuality_author": "Factuality ↑"}
@@ -124,17 +125,22 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
 
 
 def temperature_curves(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_COLUMNS, *,
-                       alpha: float = 0.05) -> pd.DataFrame:
+                       metrics: Sequence[str] | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Mean and (1 − α) CI of every metric per (group, temperature), stacked over ``groups``.
 
-    For each column g of ``groups`` (e.g. access, size_class, model_class, or just ``model`` for
-    Fig. C.12): :func:`lib.stats.aggregate_per_group` by [g, temperature, metric_name], i.e. all
-    per-attempt values of the group pooled (reference §2.10; models with more attempts weigh
-    more), Wilson intervals for refusal/validity, unclipped t-intervals otherwise (NaN for one
-    value). Returns group_kind, group, temperature, metric_name, n, mean, std, median, sum,
-    ci_low, ci_high, ci.
+    ``per_attempt``: :func:`technical_per_attempt`, or :func:`lib.scholar.aggregate.per_attempt_table`
+    for the name-based panels too (both keep each value's temperature). ``metrics`` keeps only
+    those metric names (None: every metric of the table); missing values (e.g. a parity left
+    NaN in corrected mode) are not pooled. For each column g of ``groups`` (e.g.
+    access, size_class, model_class, or just ``model`` for Fig. C.12):
+    :func:`lib.stats.aggregate_per_group` by [g, temperature, metric_name], i.e. all per-attempt
+    values of the group pooled (reference §2.10; models with more attempts weigh more), Wilson
+    intervals for refusal/validity, unclipped t-intervals otherwise (NaN for one value). Returns
+    group_kind, group, temperature, metric_name, n, mean, std, median, sum, ci_low, ci_high, ci.
     """
     _need(per_attempt, [*groups, "temperature", "metric_name", "metric_value"], "temperature_curves(per_attempt)")
+    if metrics is not None:
+        per_attempt = per_attempt[per_attempt["metric_name"].isin(list(metrics))]
     parts = []
     for g in groups:
         a = stats.aggregate_per_group(per_attempt, [g, "temperature", "metric_name"], alpha=alpha)

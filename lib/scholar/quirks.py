@@ -3,11 +3,16 @@
 ``mode="faithful"`` (the default everywhere) reproduces the reference code's numbers, quirks
 included (the [!] items of ``shared/spec/llmscholarbench_reference.md``); ``mode="corrected"``
 follows the paper's text. :func:`as_table` returns the table, :func:`as_markdown` renders it for
-the docs.
+the docs; :func:`mode_comparison` measures what the metric quirks do to the Figure 2 group means
+(table ``lsb-quirks``).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
+
+from lib.scholar import aggregate as ag
 
 QUIRKS = [
     {"quirk": "hyphenated surnames never pass the block",
@@ -74,3 +79,42 @@ def as_markdown() -> str:
     lines = ["| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in t.itertuples(index=False)]
     return "\n".join(lines)
+
+
+_KEYS = ["group_kind", "group", "metric_name"]
+
+
+def mode_comparison(faithful: pd.DataFrame, corrected: pd.DataFrame, *,
+                    groups: Sequence[str] = ag.GROUP_COLUMNS,
+                    metrics: Sequence[str] = ag.HEADLINE_METRICS) -> pd.DataFrame:
+    """The Figure 2 group means under both metric modes, side by side (table ``lsb-quirks``).
+
+    ``faithful`` / ``corrected``: :func:`lib.scholar.aggregate.per_attempt_table` of the same
+    attempts with a :class:`lib.scholar.benchmark.GroundTruthContext` in mode 'faithful' /
+    'corrected'. Each side is aggregated as Figure 2 (:func:`lib.scholar.aggregate.aggregate`
+    over ``groups``: every non-missing per-attempt value of a group pooled), then
+    difference = corrected − faithful. A cell one mode leaves without values (e.g. parity when
+    corrected turns every value to NaN) keeps NaN on that side.
+
+    Interpretation: the difference is what the reference code's quirks in :data:`QUIRKS` do to a
+    headline number; e.g. parity differs where attempts have no factual author (faithful 0.5,
+    corrected excluded), gender diversity where names have Unknown gender (faithful counts it,
+    can pass 1), similarity through the embedding's calendar years. Metrics computed the same
+    way in both modes (refusals, validity, consistency) differ by 0.
+
+    Returns group_kind, group, metric_name, n_faithful, faithful, n_corrected, corrected,
+    difference; one row per (group_kind, group, metric_name), in ``groups`` then ``metrics`` order.
+    """
+    sides = {}
+    for name, table in (("faithful", faithful), ("corrected", corrected)):
+        agg = ag.aggregate(table, groups, metrics=metrics)
+        sides[name] = agg[[*_KEYS, "n", "mean"]].rename(columns={"n": f"n_{name}", "mean": name})
+    out = sides["faithful"].merge(sides["corrected"], on=_KEYS, how="outer")
+    out["difference"] = out["corrected"] - out["faithful"]
+    for c in ("n_faithful", "n_corrected"):
+        out[c] = out[c].astype("Int64")
+    rank = {"group_kind": {g: i for i, g in enumerate(groups)}, "metric_name": {m: i for i, m in enumerate(metrics)}}
+    order = out.assign(_k=out["group_kind"].map(rank["group_kind"]), _m=out["metric_name"].map(rank["metric_name"]))
+    order = order.sort_values(["_k", "group", "_m"], kind="mergesort")
+    cols = ["group_kind", "group", "metric_name", "n_faithful", "faithful", "n_corrected", "corrected", "difference"]
+    return order[cols].reset_index(drop=True)

@@ -1,0 +1,96 @@
+"""lib.scholar.quirks.mode_comparison: the Figure 2 group means under the faithful and corrected
+metric modes (table lsb-quirks), on a hand-made collection over the conftest world."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.scholar import aggregate as ag
+from lib.scholar import quirks
+from lib.scholar.benchmark import GroundTruthContext
+
+MODELS = {"m-open": ("open", "S", "non-reasoning"), "m-prop": ("proprietary", "M", "reasoning")}
+KEY = {"task": "top_k", "param": "top_5", "temperature": 0.0, "replicate": 0, "attempt": 1}
+
+
+def _attempt(model):
+    acc, size, cls = MODELS[model]
+    return {"model": model, **KEY, "valid_attempt": True, "is_refusal": 0, "grounded": False,
+            "access": acc, "size_class": size, "model_class": cls}
+
+
+@pytest.fixture(scope="module")
+def table(tiny_world):
+    """m-open names authors 1 (Female), 3 (Unknown gender) and 2 (Male); m-prop names no real author.
+    Population q_gender (conftest world): Female .25, Male .5, Unisex 0, Unknown .25."""
+    attempts = pd.DataFrame([_attempt("m-open"), _attempt("m-prop")])
+    names = pd.DataFrame([{"mode": "faithful", "model": m, **KEY, "clean_name": n, "author_id": a}
+                          for m, n, a in [("m-open", "a", 1), ("m-open", "c", 3), ("m-open", "b", 2),
+                                          ("m-prop", "x", None), ("m-prop", "y", None)]])
+    names["author_id"] = names["author_id"].astype("Int64")
+    faithful, corrected = (ag.per_attempt_table(attempts, names, GroundTruthContext.from_world(tiny_world, mode=m))
+                           for m in ("faithful", "corrected"))
+    return quirks.mode_comparison(faithful, corrected)
+
+
+def _row(t, kind, group, metric):
+    r = t[(t["group_kind"] == kind) & (t["group"] == group) & (t["metric_name"] == metric)]
+    assert len(r) == 1, (kind, group, metric)
+    return r.iloc[0]
+
+
+def test_columns_and_one_row_per_group_and_metric(table):
+    assert list(table.columns) == ["group_kind", "group", "metric_name", "n_faithful", "faithful", "n_corrected",
+                                   "corrected", "difference"]
+    assert not table.duplicated(["group_kind", "group", "metric_name"]).any()
+    assert list(dict.fromkeys(table["group_kind"])) == list(ag.GROUP_COLUMNS)
+    assert set(table["metric_name"]) <= set(ag.HEADLINE_METRICS)
+    open_rows = table[(table["group_kind"] == "access") & (table["group"] == "open")]["metric_name"].tolist()
+    assert open_rows == [m for m in ag.HEADLINE_METRICS if m in open_rows]          # the paper's panel order
+
+
+def test_diversity_counts_unknown_only_in_faithful_mode(table):
+    r = _row(table, "access", "open", "diversity_gender")
+    # faithful: p = (F, Unknown, M) = 1/3 each → ln 3 / ln 3 = 1; corrected: (F, M) → ln 2 / ln 3
+    assert r["faithful"] == pytest.approx(1.0)
+    assert r["corrected"] == pytest.approx(math.log(2) / math.log(3))
+    assert r["difference"] == pytest.approx(math.log(2) / math.log(3) - 1.0)
+
+
+def test_parity_half_without_factual_authors_only_in_faithful_mode(table):
+    r = _row(table, "access", "proprietary", "parity_gender")
+    assert r["faithful"] == 0.5 and r["n_faithful"] == 1                      # empty p → TV ½
+    assert pd.isna(r["corrected"]) and pd.isna(r["n_corrected"]) and pd.isna(r["difference"])
+    o = _row(table, "access", "open", "parity_gender")
+    # p = 1/3 each of F, M, Unknown: TV = ½(1/12 + 1/6 + 1/12) = 1/6 in both modes
+    assert o["faithful"] == pytest.approx(5 / 6) and o["difference"] == pytest.approx(0.0)
+    assert _row(table, "size_class", "M", "parity_gender")["faithful"] == 0.5   # the same attempt by size
+
+
+def test_mode_independent_metrics_differ_by_zero(table):
+    for metric in ("refusal_pct", "validity_pct", "factuality_author", "connectedness"):
+        r = _row(table, "model_class", "non-reasoning", metric)
+        assert r["difference"] == pytest.approx(0.0), metric
+    assert _row(table, "access", "open", "connectedness")["faithful"] == pytest.approx(
+        1 - (-(2 / 3 * np.log(2 / 3) + 1 / 3 * np.log(1 / 3)) / np.log(3)))     # {1, 2} + {3}
+
+
+def test_constructed_per_attempt_tables():
+    def pa(values):
+        return pd.DataFrame([{"access": g, "size_class": "S", "model_class": "reasoning", "metric_name": m,
+                              "metric_value": v} for g, m, vs in values for v in vs])
+
+    f = pa([("open", "parity_gender", [0.5, 1.0]), ("proprietary", "similarity_pca", [0.2]),
+            ("open", "refusal_pct", [1.0, 0.0])])
+    c = pa([("open", "parity_gender", [np.nan, 1.0]), ("proprietary", "similarity_pca", [0.4]),
+            ("open", "refusal_pct", [1.0, 0.0])])
+    t = quirks.mode_comparison(f, c, groups=("access",))
+    assert t[["group", "metric_name"]].values.tolist() == [["open", "refusal_pct"], ["open", "parity_gender"],
+                                                            ["proprietary", "similarity_pca"]]
+    assert t["faithful"].tolist() == pytest.approx([0.5, 0.75, 0.2])
+    assert t["corrected"].tolist() == pytest.approx([0.5, 1.0, 0.4])
+    assert t["difference"].tolist() == pytest.approx([0.0, 0.25, 0.2])
+    assert t["n_faithful"].tolist() == [2, 2, 1] and t["n_corrected"].tolist() == [2, 1, 1]
+    with pytest.raises(KeyError, match="size_class"):
+        quirks.mode_comparison(f.drop(columns="size_class"), c)
