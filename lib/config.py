@@ -94,6 +94,14 @@ class Profile(_Strict):
         """The overrides injected into ``notebook``'s parameters cell (plus ``profile``)."""
         return {"profile": self.path, **self.notebooks.get(notebook, {})}
 
+    def real_path(self, key: str) -> Path | None:
+        """``real_data.<key>`` as a path (relative ones from the repository root), or None if unset."""
+        value = getattr(self.real_data, key)
+        if value is None:
+            return None
+        p = Path(value)
+        return p if p.is_absolute() else paths.ROOT / p
+
     def promised_ids(self) -> list[str]:
         from lib import artifacts
 
@@ -259,19 +267,64 @@ def _promise_errors(prof: Profile, where: str) -> list[str]:
     return errs
 
 
-def _real_data_errors(prof: Profile, where: str) -> list[str]:
-    """Given real inputs must be there; the raw-response release is checked for its layout too."""
-    errs = []
-    for key, value in prof.real_data.model_dump().items():
-        if value is None:
-            continue
-        p = Path(value) if Path(value).is_absolute() else paths.ROOT / value
-        if not p.exists():
-            errs.append(f"{where}: key 'real_data.{key}': path {value!r} does not exist")
-        elif key == "raw_responses_dir":
-            from lib.llm import release
+def release_problems(key: str, path: Path) -> list[str]:
+    """What is missing for ``real_data.<key>`` at ``path``: one message per missing file, each saying
+    where to get it ([] when complete). Each check lives next to its loader and reads no data file."""
+    if key == "raw_responses_dir":
+        from lib.llm.release import check_release
 
-            errs += [f"{where}: key 'real_data.{key}': {msg}" for msg in release.check_release(p)]
+        return check_release(path)
+    if key == "attribench_dir":
+        from lib.attribution.download import check_released
+
+        return check_released(path)
+    if key == "authority_dataset_dir":
+        from lib.authority.corpus import check_released
+
+        return check_released(path)
+    if key == "ground_truth_dir":
+        from lib.groundtruth.release import check_ground_truth
+
+        return check_ground_truth(path)
+    raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RealData.model_fields)}")
+
+
+def _real_data_errors(prof: Profile, where: str) -> list[str]:
+    """Every given real input must be complete: each missing file is named with where to get it, all at once."""
+    errs = []
+    for key in RealData.model_fields:
+        p = prof.real_path(key)
+        if p is not None:
+            errs += [f"{where}: key 'real_data.{key}': {msg}" for msg in release_problems(key, p)]
+    return errs
+
+
+#: notebooks that collect from the endpoint unless their ``source`` parameter says "release"
+COLLECTING_NOTEBOOKS = ("01_calibration", "02_collection")
+
+
+def _source_errors(prof: Profile, where: str) -> list[str]:
+    """Import mode (``source: release``) needs the release and a ground truth to match names against;
+    a real-data profile without an endpoint (``synthetic: false``, ``llm.base_url: null``) must not
+    collect: the embedded panel is synthetic, and its answers would be labelled real."""
+    errs = []
+    no_endpoint = not prof.synthetic and prof.llm.base_url is None
+    for nb in COLLECTING_NOTEBOOKS:
+        if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := notebook_parameters(nb)):
+            continue
+        source = prof.notebooks.get(nb, {}).get("source", defaults["source"])
+        if source not in ("collect", "release"):
+            errs.append(f"{where}: key 'notebooks.{nb}.source': expected 'collect' or 'release', got {source!r}")
+        elif source == "release":
+            errs += [f"{where}: key 'real_data.{key}': notebooks.{nb}.source is 'release', which needs {what}; "
+                     f"set it (see README, \"Tier A: the release profile\")"
+                     for key, what in (("raw_responses_dir", "the LLMScholarBench raw responses to import"),
+                                       ("ground_truth_dir", "the ground truth the recommended names are matched against"))
+                     if getattr(prof.real_data, key) is None]
+        elif no_endpoint:
+            errs.append(f"{where}: key 'notebooks.{nb}.source': synthetic: false with llm.base_url: null has no "
+                        f"endpoint to collect from (the embedded panel is synthetic); set it to 'release' "
+                        f"(import real_data.raw_responses_dir) or give llm.base_url")
     return errs
 
 
@@ -294,7 +347,8 @@ def load_profile(profile: str | Path) -> Profile:
     except ValidationError as exc:
         raise ProfileError("\n".join(errs + _pydantic_errors(exc, where))) from None
     prof.path = str(path)
-    errs += _notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
+    errs += (_notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
+             + _source_errors(prof, where))
     if errs:
         raise ProfileError("\n".join(errs))
     return prof

@@ -22,7 +22,7 @@
 from lib import artifacts, backend, config, paths
 from lib.groundtruth.world import load_world
 from lib.llm import models as llm_models
-from lib.llm import prompts
+from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
 from lib.scholar import calibration
 
@@ -36,6 +36,7 @@ gemini_replicates = 2        # paper: 1 (API limits); 2 keeps the sd defined whe
 label_mode = "faithful"      # "faithful": the reference's labels; "paper": the paper's seven labels
 factuality_mode = "faithful"  # "corrected": de-duplicated names, zero-factuality requests kept
 valid_labels = ["valid", "verbose"]  # Fig. A.2's caption also counts "skipped-item"
+source = "collect"           # "release": import the paper's sweep from real_data.raw_responses_dir (Tier A, no request)
 
 # %%
 cfg = config.load_profile(profile)
@@ -65,23 +66,42 @@ tab1
 # over the synthetic scholarly world: everything below is synthetic, not the paper's findings.
 # The raw responses go to the append-only store (`outputs/raw/temperature_analysis/`); re-running
 # the notebook resumes from it and only asks what is missing.
+#
+# With `source = "release"` (Tier A) nothing is asked: the paper's own sweep is imported from the
+# LLMScholarBench data release (`real_data.raw_responses_dir`, DOI 10.5281/zenodo.20417107) into
+# the store's `temperature` experiment, and the names are matched against the release's ground
+# truth (`real_data.ground_truth_dir`). The release fixes the design (its models, temperatures,
+# tasks and runs), so the grid parameters above are not used; the numbers are real, not synthetic.
 
 # %%
-world = load_world(cfg.seed, cfg.world.n_authors)
-task_params = [tp.param for fam in families
-               for tp in prompts.task_params([fam])[:params_per_family or None]]
-is_gemini = models["provider"] == "gemini"
-with backend.open_endpoint(cfg, world=world) as endpoint:
-    requests = (build_requests(models[~is_gemini], experiment="temperature_analysis", params=task_params,
-                               replicates=replicates, temperatures=temperatures, seed=cfg.seed,
-                               model_id=endpoint.model_id)
-                + build_requests(models[is_gemini], experiment="temperature_analysis", params=task_params,
-                                 replicates=gemini_replicates, temperatures=temperatures, seed=cfg.seed,
-                                 model_id=endpoint.model_id))
-    print(f"{len(requests)} requests: {len(models)} configurations × {len(task_params)} task parameters × "
-          f"{len(temperatures)} temperatures × {replicates} replicates ({gemini_replicates} for Gemini)")
-    summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
-print(summary.line())
+if source == "release":
+    from lib.groundtruth.release import load_release
+
+    world = load_release(cfg.real_path("ground_truth_dir"))
+    imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
+    print(imported.summary())
+    experiment, requests = "temperature", None
+elif source != "collect":
+    raise ValueError(f"01_calibration: parameter source must be 'collect' or 'release', got {source!r}")
+
+# %%
+if source == "collect":
+    world = load_world(cfg.seed, cfg.world.n_authors)
+    experiment = "temperature_analysis"
+    task_params = [tp.param for fam in families
+                   for tp in prompts.task_params([fam])[:params_per_family or None]]
+    is_gemini = models["provider"] == "gemini"
+    with backend.open_endpoint(cfg, world=world) as endpoint:
+        requests = (build_requests(models[~is_gemini], experiment="temperature_analysis", params=task_params,
+                                   replicates=replicates, temperatures=temperatures, seed=cfg.seed,
+                                   model_id=endpoint.model_id)
+                    + build_requests(models[is_gemini], experiment="temperature_analysis", params=task_params,
+                                     replicates=gemini_replicates, temperatures=temperatures, seed=cfg.seed,
+                                     model_id=endpoint.model_id))
+        print(f"{len(requests)} requests: {len(models)} configurations × {len(task_params)} task parameters × "
+              f"{len(temperatures)} temperatures × {replicates} replicates ({gemini_replicates} for Gemini)")
+        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+    print(summary.line())
 
 # %% [markdown]
 # ## Labels and names of the sweep
@@ -93,7 +113,9 @@ print(summary.line())
 # whose temperature intervention reuses the sweep.
 
 # %%
-attempts = backend.attempts_from_store(models, "temperature_analysis", requests=requests)
+attempts = backend.attempts_from_store(models, experiment, requests=requests)
+if source == "release":     # Fig. A.2 and Table A.1 show the configurations the release's sweep holds
+    models = models[models["key"].isin(set(attempts["model"]))].reset_index(drop=True)
 names = backend.name_table(attempts, world.authors)
 backend.write_parquet(attempts, out_dir / "attempts.parquet")
 backend.write_parquet(names, out_dir / "names.parquet")

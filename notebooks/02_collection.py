@@ -26,7 +26,7 @@ import pandas as pd
 from lib import artifacts, backend, config, paths
 from lib.groundtruth.world import load_world
 from lib.llm import models as llm_models
-from lib.llm import prompts
+from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
 
 # %% tags=["parameters"]
@@ -37,6 +37,7 @@ params_per_family = 1        # task parameters per family, in the release's orde
 constrained_prompts = True   # add the 12 biased_top_k (constrained) prompts; capped by params_per_family
 rag = True                   # collect the two grounded (web-search) Gemini configurations
 temperature_source = "calibration"   # "calibration": 01's selected temperatures; "paper": Table A.1's
+source = "collect"           # "release": import the paper's runs from real_data.raw_responses_dir (Tier A, no request)
 
 # %%
 cfg = config.load_profile(profile)
@@ -73,9 +74,28 @@ print(prompts.render("biased_top_k", "top_100_bias_gender_female"))
 # of each configuration is the one notebook 01 selected. On the embedded default the answers
 # come from the **synthetic** LLM panel: everything below is synthetic. The raw responses go to
 # the append-only store (`outputs/raw/interventions/`); a re-run resumes from it.
+#
+# With `source = "release"` (Tier A) nothing is asked: the paper's own runs are imported from the
+# LLMScholarBench data release (`real_data.raw_responses_dir`, DOI 10.5281/zenodo.20417107). The
+# importer puts the longitudinal runs with the constrained prompts in the store's `baseline`
+# experiment and the grounded Gemini runs in `rag`; the names are matched against the release's
+# ground truth (`real_data.ground_truth_dir`). The release fixes models, temperatures, tasks and
+# runs, so the collection parameters above are not used; the numbers are real, not synthetic.
 
 # %%
-if temperature_source == "calibration":
+if source == "release":
+    from lib.groundtruth.release import load_release
+
+    world = load_release(cfg.real_path("ground_truth_dir"))
+    imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
+    print(imported.summary())
+    experiments = [e for e in ("baseline", "rag") if imported.per_experiment.get(e)]
+    requests = None
+elif source != "collect":
+    raise ValueError(f"02_collection: parameter source must be 'collect' or 'release', got {source!r}")
+
+# %%
+if source == "collect" and temperature_source == "calibration":
     selected_path = paths.DATA / "01_calibration" / "selected_temperatures.parquet"
     if not selected_path.is_file():
         raise FileNotFoundError(f"{selected_path}: run notebook 01 first (it selects the temperatures), "
@@ -85,20 +105,22 @@ if temperature_source == "calibration":
     if missing:
         raise KeyError(f"{selected_path}: column model lacks {missing}; re-run notebook 01")
     models["temperature"] = models["key"].map(selected).astype(float)
-elif temperature_source != "paper":
+elif source == "collect" and temperature_source != "paper":
     raise ValueError(f"parameter temperature_source must be 'calibration' or 'paper', got {temperature_source!r}")
-collected = models if rag else models[~models["grounded"]]
-plan_families = [f for f in families if f != "biased_top_k"] + (["biased_top_k"] if constrained_prompts else [])
-task_params = [tp.param for fam in plan_families
-               for tp in prompts.task_params([fam])[:params_per_family or None]]
-world = load_world(cfg.seed, cfg.world.n_authors)
-with backend.open_endpoint(cfg, world=world) as endpoint:
-    requests = build_requests(collected, experiment="interventions", params=task_params, replicates=runs,
-                              temperatures="calibrated", seed=cfg.seed, model_id=endpoint.model_id)
-    print(f"{len(requests)} requests: {len(collected)} configurations × {len(task_params)} task parameters × "
-          f"{runs} runs")
-    summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
-print(summary.line())
+if source == "collect":
+    experiments = ["interventions"]
+    collected = models if rag else models[~models["grounded"]]
+    plan_families = [f for f in families if f != "biased_top_k"] + (["biased_top_k"] if constrained_prompts else [])
+    task_params = [tp.param for fam in plan_families
+                   for tp in prompts.task_params([fam])[:params_per_family or None]]
+    world = load_world(cfg.seed, cfg.world.n_authors)
+    with backend.open_endpoint(cfg, world=world) as endpoint:
+        requests = build_requests(collected, experiment="interventions", params=task_params, replicates=runs,
+                                  temperatures="calibrated", seed=cfg.seed, model_id=endpoint.model_id)
+        print(f"{len(requests)} requests: {len(collected)} configurations × {len(task_params)} task parameters × "
+              f"{runs} runs")
+        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+    print(summary.line())
 
 # %% [markdown]
 # ## Labelled attempts and recommended names
@@ -109,7 +131,8 @@ print(summary.line())
 # for the reference's name rows, corrected rule for the paper's). Notebooks 03 and 04 read these.
 
 # %%
-attempts = backend.attempts_from_store(models, "interventions", requests=requests)
+attempts = pd.concat([backend.attempts_from_store(models, e, requests=requests) for e in experiments],
+                     ignore_index=True)
 names = backend.name_table(attempts, world.authors)
 backend.write_parquet(attempts, out_dir / "attempts.parquet")
 backend.write_parquet(names, out_dir / "names.parquet")

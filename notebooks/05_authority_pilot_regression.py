@@ -38,7 +38,8 @@ from lib.authority import analysis, conditions, corpus, pilot, prompts, response
 
 # %% tags=["parameters"]
 profile = "quick"
-corpus_source = "synthetic"   # or a released dataset folder (Tier A: its papers, conditions and answers)
+corpus_source = "synthetic"   # or a released dataset folder (Tier A: its papers, conditions and answers);
+                              # a profile's real_data.authority_dataset_dir sets it
 topics = []                   # restrict to these topics; [] = all 25
 queries_per_topic = 2         # main-experiment queries per topic (paper: 10, i.e. 250 queries)
 pilot_topics = []             # [] = the paper's five pilot topics
@@ -46,6 +47,7 @@ pilot_queries_per_topic = 2   # pilot queries per topic, 100 prompts each (paper
 pilot_models = []             # [] = the paper's three pilot models
 main_models = []              # [] = the eight headline models and the gpt-4o-mini tier ablation
 api_model_ids = {}            # real endpoints: model id -> the endpoint's model name
+pilot_design = "reference"    # "reference" (faithful): the source card keeps its content; "shared_content": all ten cards show the fixed paper's (the text, A.7)
 pilot_fit = "mle"             # "gd" = the reference's gradient descent (faithful, slow); "mle" = exact fit
 pilot_averaging = "subsets"   # dominance: "subsets" (faithful) or "general" (Budescu)
 parse_mode = "faithful"       # "faithful" = first integer in 1..10 (the paper); "corrected" = stricter parser
@@ -57,6 +59,8 @@ cfg = config.load_profile(profile)
 if weights_source not in ("pilot", "given"):
     raise ValueError(f"05_authority_pilot_regression: parameter weights_source must be 'pilot' or 'given', "
                      f"got {weights_source!r}")
+if corpus_source == "synthetic" and cfg.real_data.authority_dataset_dir:   # the profile's release (Tier A)
+    corpus_source = str(cfg.real_path("authority_dataset_dir"))
 synthetic = corpus_source == "synthetic"
 out_dir = paths.DATA / "05_authority_pilot_regression"
 paths.ensure(out_dir)
@@ -115,12 +119,17 @@ tab4
 # llama3.1, mistral, gemma2; 15,000 runs at 5 topics × 10 queries). The outcome is whether the
 # model still recommends the fixed paper. On the default the answers come from the synthetic
 # panel, through the same client and raw store as real endpoints; a second run of this cell
-# sends nothing (the store resumes).
+# sends nothing (the store resumes). With `pilot_design = "shared_content"` every card of a
+# prompt shows the fixed paper's content, as the paper's text describes: the cards then differ
+# only in metadata, and the source paper's own relevance no longer competes with the fixed card.
 
 # %%
+if pilot_design not in ("reference", "shared_content"):
+    raise ValueError(f"parameter pilot_design must be 'reference' or 'shared_content', got {pilot_design!r}")
 pilot_topic_list = [t for t in (pilot_topics or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
 pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_list,
-                                              n_queries=pilot_queries_per_topic, seed=cfg.seed)
+                                              n_queries=pilot_queries_per_topic, seed=cfg.seed,
+                                              shared_content=pilot_design == "shared_content")
 run_pilot = synthetic or cfg.llm.base_url is not None
 if run_pilot and len(pilot_requests):
     with backend.open_endpoint(cfg, with_world=False) as endpoint:
@@ -133,8 +142,12 @@ if run_pilot and len(pilot_requests):
     print(f"pilot: {len(pilot_requests)} prompts x {len(models_pilot)} models, {len(pilot_raw)} answers, "
           f"{len(pilot_table)} parsed runs; fixed paper kept in {pilot_table['y'].mean():.1%} (chance 10%)")
 else:
-    pilot_table = None
-    print("pilot skipped: a released corpus without a live endpoint has no pilot answers to analyse")
+    pilot_table = None if synthetic else corpus.load_released_pilot(corpus_source)
+    if pilot_table is None:
+        print("pilot skipped: the release has no results/1n_pilot/ files and no live endpoint is configured")
+    else:
+        print(f"pilot: {len(pilot_table)} parsed runs of {pilot_table['model'].nunique()} models read from the "
+              f"release; fixed paper kept in {pilot_table['y'].mean():.1%} (chance 10%)")
 
 # %% [markdown]
 # ## Table 16: pilot regression diagnostics

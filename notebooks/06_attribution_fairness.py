@@ -33,6 +33,7 @@
 
 # %%
 import pandas as pd
+from IPython.display import display
 
 from lib import artifacts, backend, config, paths
 from lib.attribution import build, figures, metrics, models, prompts, robustness, runs, tables
@@ -57,11 +58,16 @@ out_dir = paths.DATA / "06_attribution_fairness"
 paths.ensure(out_dir)
 tw = build.build_twin(twin_authors, cfg.seed, runs=balancing_runs, lam=balance_lambda, n_matchings=n_matchings)
 build.save(tw, out_dir)
-rel = build.build_released(runs=balancing_runs, seed=cfg.seed, lam=balance_lambda) if use_released_data else None
+rel = (build.build_released(cfg.real_path("attribench_dir"), runs=balancing_runs, seed=cfg.seed, lam=balance_lambda)
+       if use_released_data else None)
+# the release holds no model responses: without an endpoint (a real-data profile with llm.base_url null,
+# e.g. params/release.yaml) the runs of §5 are not made and their figures are reported missing
+run_models = cfg.synthetic or cfg.llm.base_url is not None
 src = rel if rel is not None else tw
 print(f"twin: {len(tw.universe):,} authors, {len(tw.quotes):,} quotes;",
       {k: len(v) for k, v in tw.datasets.items()}, "quotes per dataset")
 print("released files:", "used" if rel is not None else "not downloaded (synthetic twin only)")
+print("model runs:", "yes" if run_models else "no endpoint (real data, llm.base_url null): Figures 4-8, 13-16 not made")
 
 # %% [markdown]
 # ## Table 1: prompts
@@ -200,27 +206,30 @@ tab6
 # (§5.1). Requests go through `lib.llm` into the raw store (`outputs/raw/attribench_*`); a re-run
 # skips every request already answered. On the embedded default the endpoint is the synthetic
 # panel, which knows the quotes' authors and answers by its latent attribution parameters.
+# A real-data profile without an endpoint (`params/release.yaml`) skips the runs and every cell
+# below: AttriBench releases no model responses, so Figures 4–8 and 13–16 are reported missing.
 
 # %%
-run_src = src if len(src.datasets) == 2 else tw
-model_ids = runs.paper_models()
-specs = runs.build_specs(run_src.datasets, n_matchings=run_matchings, seed=cfg.seed)
-dagger = [m for m in rag_subset_models if run_matchings == 0 and len(run_src.subsets) == 2]
-rag_conditions = [c for c in runs.CONDITIONS if c[1]]
-reqs = runs.plan(specs, model_ids, generations=generations, family=prompt_family, api_models=api_models,
-                 models_by_condition={c: [m for m in model_ids if m not in dagger] for c in rag_conditions})
-if dagger:
-    reqs += runs.plan(runs.build_specs(run_src.subsets, n_matchings=0, seed=cfg.seed), dagger, conditions=rag_conditions,
-                      generations=generations, family=prompt_family, api_models=api_models)
-panel_quotes = pd.concat(list(run_src.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
-print(f"{len(reqs):,} requests:", {s.dataset: len(s.targets) for s in specs}, "quotes,", len(model_ids), "models,",
-      generations, "generations")
-with backend.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
-    summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
-print(summary.line())
-responses = runs.responses(reqs)
-responses.to_parquet(out_dir / "responses.parquet", index=False)
-print(f"{len(responses):,} answered of {len(reqs):,} requests")
+if run_models:
+    run_src = src if len(src.datasets) == 2 else tw
+    model_ids = runs.paper_models()
+    specs = runs.build_specs(run_src.datasets, n_matchings=run_matchings, seed=cfg.seed)
+    dagger = [m for m in rag_subset_models if run_matchings == 0 and len(run_src.subsets) == 2]
+    rag_conditions = [c for c in runs.CONDITIONS if c[1]]
+    reqs = runs.plan(specs, model_ids, generations=generations, family=prompt_family, api_models=api_models,
+                     models_by_condition={c: [m for m in model_ids if m not in dagger] for c in rag_conditions})
+    if dagger:
+        reqs += runs.plan(runs.build_specs(run_src.subsets, n_matchings=0, seed=cfg.seed), dagger, conditions=rag_conditions,
+                          generations=generations, family=prompt_family, api_models=api_models)
+    panel_quotes = pd.concat(list(run_src.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
+    print(f"{len(reqs):,} requests:", {s.dataset: len(s.targets) for s in specs}, "quotes,", len(model_ids), "models,",
+          generations, "generations")
+    with backend.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
+        summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
+    print(summary.line())
+    responses = runs.responses(reqs)
+    responses.to_parquet(out_dir / "responses.parquet", index=False)
+    print(f"{len(responses):,} answered of {len(reqs):,} requests")
 
 # %% [markdown]
 # ## Scoring: accuracy, S_omit, S_evid and subgroup disparities
@@ -233,37 +242,40 @@ print(f"{len(responses):,} answered of {len(reqs):,} requests")
 # best subgroup by the release's test (z on the difference in means). Synthetic panel data.
 
 # %%
-scored = metrics.score_datasets(responses, run_src.datasets)
-scored.to_parquet(out_dir / "scored.parquet", index=False)
-accuracy = metrics.accuracy(scored)
-accuracy.to_parquet(out_dir / "accuracy.parquet", index=False)
-acc_sig = metrics.subgroup_significance(metrics.accuracy(scored, subgroups=True), higher_is_better=True,
-                                        test=significance_test)
-omit_sig = metrics.subgroup_significance(metrics.s_omit(scored, subgroups=True), higher_is_better=False,
-                                         test=significance_test)
-evid_sig = metrics.subgroup_significance(metrics.s_evid(scored, subgroups=True), higher_is_better=False,
-                                         test=significance_test)
-pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True).to_parquet(out_dir / "subgroup_significance.parquet", index=False)
-acc_view = accuracy[~accuracy["evidence"]].copy()
-acc_view["accuracy % [95% CI]"] = ((100 * acc_view["mean"]).round(1).astype(str) + " [" + (100 * acc_view["ci_low"]).round(1).astype(str)
-                                   + ", " + (100 * acc_view["ci_high"]).round(1).astype(str) + "]")
-acc_view.pivot(index="model", columns=["dataset", "prompt_type"], values="accuracy % [95% CI]")
+if run_models:
+    scored = metrics.score_datasets(responses, run_src.datasets)
+    scored.to_parquet(out_dir / "scored.parquet", index=False)
+    accuracy = metrics.accuracy(scored)
+    accuracy.to_parquet(out_dir / "accuracy.parquet", index=False)
+    acc_sig = metrics.subgroup_significance(metrics.accuracy(scored, subgroups=True), higher_is_better=True,
+                                            test=significance_test)
+    omit_sig = metrics.subgroup_significance(metrics.s_omit(scored, subgroups=True), higher_is_better=False,
+                                             test=significance_test)
+    evid_sig = metrics.subgroup_significance(metrics.s_evid(scored, subgroups=True), higher_is_better=False,
+                                             test=significance_test)
+    pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True).to_parquet(out_dir / "subgroup_significance.parquet", index=False)
+    acc_view = accuracy[~accuracy["evidence"]].copy()
+    acc_view["accuracy % [95% CI]"] = ((100 * acc_view["mean"]).round(1).astype(str) + " [" + (100 * acc_view["ci_low"]).round(1).astype(str)
+                                       + ", " + (100 * acc_view["ci_high"]).round(1).astype(str) + "]")
+    display(acc_view.pivot(index="model", columns=["dataset", "prompt_type"], values="accuracy % [95% CI]"))
 
 # %%
-disparities = pd.concat([metrics.disparity(acc_sig, higher_is_better=True), metrics.disparity(omit_sig, higher_is_better=False),
-                         metrics.disparity(evid_sig, higher_is_better=False)], ignore_index=True)
-disparities.to_parquet(out_dir / "disparities.parquet", index=False)
-# gap (pp) between the best and the worst subgroup: direct / indirect accuracy, S_omit, S_evid
-headline = disparities[(disparities["metric"].eq("accuracy") & ~disparities["evidence"]
-                        & disparities["prompt_type"].isin(["direct", "indirect"])) | disparities["metric"].isin(["omission", "miss"])]
-headline.pivot_table(index="model", columns=["dataset", "metric", "prompt_type"], values="gap_pp").round(1)
+if run_models:
+    disparities = pd.concat([metrics.disparity(acc_sig, higher_is_better=True), metrics.disparity(omit_sig, higher_is_better=False),
+                             metrics.disparity(evid_sig, higher_is_better=False)], ignore_index=True)
+    disparities.to_parquet(out_dir / "disparities.parquet", index=False)
+    # gap (pp) between the best and the worst subgroup: direct / indirect accuracy, S_omit, S_evid
+    headline = disparities[(disparities["metric"].eq("accuracy") & ~disparities["evidence"]
+                            & disparities["prompt_type"].isin(["direct", "indirect"])) | disparities["metric"].isin(["omission", "miss"])]
+    display(headline.pivot_table(index="model", columns=["dataset", "metric", "prompt_type"], values="gap_pp").round(1))
 
 # %%
-# figures label models by their display names (Table 6); † marks RAG runs on the subsets
-names = models.display_names()
-scored_fig = scored.assign(model=scored["model"].map(names).fillna(scored["model"]))
-dagger_names = [names.get(m, m) for m in dagger]
-runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, or real models on the twin
+if run_models:
+    # figures label models by their display names (Table 6); † marks RAG runs on the subsets
+    names = models.display_names()
+    scored_fig = scored.assign(model=scored["model"].map(names).fillna(scored["model"]))
+    dagger_names = [names.get(m, m) for m in dagger]
+    runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, or real models on the twin
 
 # %% [markdown]
 # ## Figure 4: overall attribution accuracy
@@ -274,8 +286,9 @@ runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, o
 # panel data.
 
 # %%
-fig4 = figures.response_figure("at-fig4", scored_fig)
-artifacts.save_figure(fig4, "at-fig4", synthetic=runs_synthetic)
+if run_models:
+    fig4 = figures.response_figure("at-fig4", scored_fig)
+    artifacts.save_figure(fig4, "at-fig4", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 5: accuracy by subgroup
@@ -286,8 +299,9 @@ artifacts.save_figure(fig4, "at-fig4", synthetic=runs_synthetic)
 # lead under every model and prompt. Synthetic panel data.
 
 # %%
-fig5 = figures.response_figure("at-fig5", scored_fig, test=significance_test)
-artifacts.save_figure(fig5, "at-fig5", synthetic=runs_synthetic)
+if run_models:
+    fig5 = figures.response_figure("at-fig5", scored_fig, test=significance_test)
+    artifacts.save_figure(fig5, "at-fig5", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 6: omission suppression S_omit
@@ -297,8 +311,9 @@ artifacts.save_figure(fig5, "at-fig5", synthetic=runs_synthetic)
 # paper finds White and White-male authors least omitted in every model. Synthetic panel data.
 
 # %%
-fig6 = figures.response_figure("at-fig6", scored_fig, test=significance_test)
-artifacts.save_figure(fig6, "at-fig6", synthetic=runs_synthetic)
+if run_models:
+    fig6 = figures.response_figure("at-fig6", scored_fig, test=significance_test)
+    artifacts.save_figure(fig6, "at-fig6", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 7: evidence suppression S_evid
@@ -308,8 +323,9 @@ artifacts.save_figure(fig6, "at-fig6", synthetic=runs_synthetic)
 # evidence reduces but does not remove suppression disparities. Synthetic panel data.
 
 # %%
-fig7 = figures.response_figure("at-fig7", scored_fig, test=significance_test)
-artifacts.save_figure(fig7, "at-fig7", synthetic=runs_synthetic)
+if run_models:
+    fig7 = figures.response_figure("at-fig7", scored_fig, test=significance_test)
+    artifacts.save_figure(fig7, "at-fig7", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 8: accuracy by author fame
@@ -319,8 +335,9 @@ artifacts.save_figure(fig7, "at-fig7", synthetic=runs_synthetic)
 # across groups. Synthetic panel data.
 
 # %%
-fig8 = figures.response_figure("at-fig8", scored_fig)
-artifacts.save_figure(fig8, "at-fig8", synthetic=runs_synthetic)
+if run_models:
+    fig8 = figures.response_figure("at-fig8", scored_fig)
+    artifacts.save_figure(fig8, "at-fig8", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 13: evidence-conditioned accuracy
@@ -331,8 +348,9 @@ artifacts.save_figure(fig8, "at-fig8", synthetic=runs_synthetic)
 # 300-matching subset. Synthetic panel data.
 
 # %%
-fig13 = figures.response_figure("at-fig13", scored_fig, subset_models=dagger_names)
-artifacts.save_figure(fig13, "at-fig13", synthetic=runs_synthetic)
+if run_models:
+    fig13 = figures.response_figure("at-fig13", scored_fig, subset_models=dagger_names)
+    artifacts.save_figure(fig13, "at-fig13", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 14: evidence-conditioned accuracy by subgroup, indirect prompt
@@ -342,8 +360,9 @@ artifacts.save_figure(fig13, "at-fig13", synthetic=runs_synthetic)
 # panel data.
 
 # %%
-fig14 = figures.response_figure("at-fig14", scored_fig, test=significance_test)
-artifacts.save_figure(fig14, "at-fig14", synthetic=runs_synthetic)
+if run_models:
+    fig14 = figures.response_figure("at-fig14", scored_fig, test=significance_test)
+    artifacts.save_figure(fig14, "at-fig14", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 15: author omission under the direct prompt
@@ -354,8 +373,9 @@ artifacts.save_figure(fig14, "at-fig14", synthetic=runs_synthetic)
 # authors. Synthetic panel data.
 
 # %%
-fig15 = figures.response_figure("at-fig15", scored_fig, test=significance_test)
-artifacts.save_figure(fig15, "at-fig15", synthetic=runs_synthetic)
+if run_models:
+    fig15 = figures.response_figure("at-fig15", scored_fig, test=significance_test)
+    artifacts.save_figure(fig15, "at-fig15", synthetic=runs_synthetic)
 
 # %% [markdown]
 # ## Figure 16: indirect-overt prompting
@@ -366,5 +386,6 @@ artifacts.save_figure(fig15, "at-fig15", synthetic=runs_synthetic)
 # Synthetic panel data.
 
 # %%
-fig16 = figures.response_figure("at-fig16", scored_fig, test=significance_test)
-artifacts.save_figure(fig16, "at-fig16", synthetic=runs_synthetic)
+if run_models:
+    fig16 = figures.response_figure("at-fig16", scored_fig, test=significance_test)
+    artifacts.save_figure(fig16, "at-fig16", synthetic=runs_synthetic)

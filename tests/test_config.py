@@ -108,3 +108,60 @@ def test_secret_values_come_from_named_variables(monkeypatch, tmp_path):
     prof = config.load_profile(write(tmp_path, GOOD + "llm: {api_key_env: MY_PROVIDER_KEY}\n"))
     secrets = config.secret_values(prof)
     assert "canary-123456" in secrets and "canary-abcdef" in secrets
+
+
+# ---- real data and import mode (issue 8 items 4-5) ------------------------------------------------
+REAL = GOOD.replace("synthetic: true", "synthetic: false")
+
+
+def test_each_real_data_dir_lists_its_missing_files_all_at_once(tmp_path):
+    dirs = {k: tmp_path / k for k in ("ground_truth_dir", "raw_responses_dir", "attribench_dir", "authority_dataset_dir")}
+    for d in dirs.values():
+        d.mkdir()
+    text = GOOD + "real_data: {" + ", ".join(f"{k}: {v}" for k, v in dirs.items()) + "}\n"
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, text))
+    lines = str(exc.value).splitlines()
+    by_key = {k: [x for x in lines if f"key 'real_data.{k}'" in x] for k in dirs}
+    assert len(by_key["attribench_dir"]) == 5 and "universe_authors.csv is missing" in by_key["attribench_dir"][-1]
+    assert [x.split(" is missing")[0].split("authority_dataset_dir/")[-1] for x in by_key["authority_dataset_dir"]] == [
+        "scholar_papers.json", "experiment_sets.json", "results/*.json"]
+    assert len(by_key["raw_responses_dir"]) == 1 and "no config_<model> folder" in by_key["raw_responses_dir"][0]
+    assert by_key["ground_truth_dir"] and all("csv" in x for x in by_key["ground_truth_dir"])
+    assert len(lines) == sum(map(len, by_key.values()))
+
+
+def test_release_problems_rejects_an_unknown_key(tmp_path):
+    with pytest.raises(KeyError, match="expected one of: ground_truth_dir"):
+        config.release_problems("raw_dir", tmp_path)
+
+
+def test_real_path_resolves_relative_paths_from_the_repo_root(tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(config, "release_problems", lambda key, path: seen.append((key, path)) or [])
+    prof = config.load_profile(write(tmp_path, GOOD + f"real_data: {{attribench_dir: downloads/ab, raw_responses_dir: {tmp_path}}}\n"))
+    assert prof.real_path("attribench_dir") == paths.ROOT / "downloads" / "ab"
+    assert prof.real_path("raw_responses_dir") == tmp_path and prof.real_path("ground_truth_dir") is None
+    assert seen == [("raw_responses_dir", tmp_path), ("attribench_dir", paths.ROOT / "downloads" / "ab")]
+
+
+@pytest.mark.parametrize("text,fragments", [
+    # a real-data profile without an endpoint may not collect (the embedded panel is synthetic)
+    (REAL, ["key 'notebooks.01_calibration.source'", "key 'notebooks.02_collection.source'", "no endpoint",
+            "set it to 'release'"]),
+    # import mode needs the release and a ground truth
+    (GOOD + "notebooks: {01_calibration: {source: release}}\n",
+     ["key 'real_data.raw_responses_dir'", "key 'real_data.ground_truth_dir'", "notebooks.01_calibration.source is 'release'"]),
+    (GOOD + "notebooks: {02_collection: {source: archive}}\n",
+     ["key 'notebooks.02_collection.source'", "expected 'collect' or 'release', got 'archive'"]),
+])
+def test_import_mode_and_endpoint_rules(tmp_path, text, fragments):
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, text))
+    for frag in fragments:
+        assert frag in str(exc.value), str(exc.value)
+
+
+def test_a_real_profile_with_an_endpoint_may_collect(tmp_path):
+    prof = config.load_profile(write(tmp_path, REAL + "llm: {base_url: 'http://127.0.0.1:9/v1'}\n"))
+    assert prof.llm.base_url and not prof.synthetic

@@ -331,3 +331,26 @@ def test_cli_check_and_import(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "18 records written" in out and "per model" in out
     assert release.main(["import", str(tmp_path / "absent"), "--store", str(tmp_path / "s2")]) == 1
+
+
+# ---- the tiny synthetic release of tests/release_fixture.py -----------------------------------------
+def test_tiny_release_writer_round_trips_through_the_importer(tmp_path):
+    import release_fixture as rf
+
+    names = ["Albert Einstein", "Lise Meitner", "Richard Feynman", "Emmy Noether", "Paul Dirac"]
+    n = rf.write_lsb_release(tmp_path / "rel", names, seed=3)
+    assert check_release(tmp_path / "rel") == []
+    rep = import_release(tmp_path / "rel", store_root=tmp_path / "s", progress=False)
+    assert (rep.attempt_files, rep.written, rep.malformed, rep.duplicates) == (n, n, [], [])
+    sweep_models = [m for m, _, _ in rf.LSB_MODELS if not m.endswith("-grounded")]
+    recs = list(RawStore(tmp_path / "s").iter_records())
+    by_exp = {e: {r["model"] for r in recs if r["experiment"] == e} for e in ("temperature", "baseline", "rag")}
+    assert by_exp == {"temperature": set(sweep_models), "baseline": set(sweep_models),
+                      "rag": {"gemini-2.5-flash-grounded"}}
+    assert {r["temperature"] for r in recs if r["experiment"] == "temperature"} == set(rf.SWEEP_TEMPERATURES)
+    assert {r["replicate"] for r in recs if r["experiment"] == "baseline"} == {0, 1}     # two runs
+    lab = label_attempts(recs)
+    assert set(lab["label"]) == {"valid", "invalid"} and lab["valid_attempt"].sum() == len(
+        {(r["experiment"], r["model"], r["task"], r["param"], r["temperature"], r["replicate"]) for r in recs})
+    named = {i["Name"] for r in recs if r["content"] and r["content"].startswith("[") for i in json.loads(r["content"])}
+    assert named <= set(names)

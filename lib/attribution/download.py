@@ -69,6 +69,33 @@ def available(dest: Path | None = None) -> dict[str, Path]:
     return {f.name: local_path(f.name, dest) for f in FILES if local_path(f.name, dest).is_file()}
 
 
+def check_released(dest: Path | str | None = None) -> list[str]:
+    """Messages naming each released file missing from ``dest`` and where to get it ([]: all five there).
+
+    Fast (no download, reads only each file's header row): a file that is absent, or whose header is
+    not the release's (:data:`lib.attribution.dataset.QUOTE_COLUMNS` / ``UNIVERSE_COLUMNS``), gets one
+    message with the repository, the pinned commit and the command that fetches it. Sizes, row
+    counts and sha256 are :func:`verify`'s job.
+    """
+    dest = Path(dest) if dest is not None else DEST
+    fetch = (f"get it with: python -m lib.attribution.download --dest {dest} (github.com/{REPOSITORY} "
+             f"at commit {COMMIT[:8]}, folder 1_dataset_construction/")
+    absent = "" if dest.is_dir() else f" (folder {dest} does not exist)"
+    out = []
+    for spec in FILES:
+        p = local_path(spec.name, dest)
+        if not p.is_file():
+            out.append(f"AttriBench: {p} is missing{absent}; {fetch}{spec.path})")
+            continue
+        with open(p, encoding="utf-8", errors="replace", newline="") as f:
+            header = f.readline().rstrip("\r\n").lstrip("\ufeff")
+        expected = ",".join(ds.QUOTE_COLUMNS if spec.kind == "quotes" else ds.UNIVERSE_COLUMNS)
+        if header != expected:
+            out.append(f"AttriBench: {p}: header {header[:120]!r} is not the release's {expected!r}; "
+                       f"replace the file: {fetch}{spec.path})")
+    return out
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

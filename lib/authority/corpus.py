@@ -334,6 +334,46 @@ def _paper_rows(paper: dict, topic: str, path: Path, where: str) -> tuple[dict, 
     return row, auth
 
 
+#: Where the authority-bias release is published (paper footnote 1) and the code that wrote its files.
+RELEASE_URL = "https://huggingface.co/datasets/uthmanjinadu/authority-bias-paper-recommendation"
+CODE_URL = "https://github.com/jinaduuthman/Authority-Bias-In-Conversational-Search-Engine"
+#: What :func:`load_released`, ``conditions_from_release`` and :func:`load_released_responses` read.
+RELEASED_FILES = {
+    "scholar_papers.json": "the 1,250 papers with authors and metadata (spec A.1)",
+    "experiment_sets.json": "the 250 queries with their candidate sets under the three conditions (spec A.4)",
+    "results/*.json": "the main-experiment responses (17,898 parsed runs; spec A.5)",
+}
+#: Optional: the 1:N pilot's runs (Tables 1, 16, 20 are rebuilt from them when present).
+RELEASED_PILOT = "results/1n_pilot/1n_pilot_*.json"
+
+
+def check_released(root: Path | str) -> list[str]:
+    """Messages naming each file of the authority-bias release missing under ``root`` ([]: complete).
+
+    Fast (reads no file): ``scholar_papers.json``, ``experiment_sets.json`` and at least one
+    ``results/*.json`` that is not a ``1n_pilot`` file. Each message says what the file holds
+    and where to get it (the dataset on Hugging Face, the layout of the code's ``data/`` folder).
+    """
+    root = Path(root)
+    where = (f"download the authority-bias release ({RELEASE_URL}; the layout of the data/ folder that "
+             f"{CODE_URL} writes) into {root}")
+    if not root.is_dir():
+        return [f"authority-bias release: {root / name} is missing (folder {root} does not exist): {what}; {where}"
+                for name, what in RELEASED_FILES.items()]
+    if not (root / "scholar_papers.json").is_file() and (root / "data" / "scholar_papers.json").is_file():
+        return [f"authority-bias release: {root} holds the release one level down; set authority_dataset_dir "
+                f"to {root / 'data'}"]
+    out = []
+    for name, what in RELEASED_FILES.items():
+        if name == "results/*.json":
+            if not any(p.is_file() and not p.name.startswith("1n_pilot") for p in (root / "results").glob("*.json")):
+                out.append(f"authority-bias release: {root / name} is missing (no result file besides 1n_pilot "
+                           f"ones): {what}; {where}")
+        elif not (root / name).is_file():
+            out.append(f"authority-bias release: {root / name} is missing: {what}; {where}")
+    return out
+
+
 def load_released(root: Path | str) -> PaperCorpus:
     """Load a released authority-bias dataset laid out as the reference pipeline writes it.
 
@@ -405,6 +445,48 @@ def load_released_responses(root: Path | str) -> pd.DataFrame:
                        latency_s=r.get("elapsed_seconds"), recommended=r.get("recommended"))
             rows[(row["model"], row["instruction"], row["query_id"], row["condition"])] = row
     return pd.DataFrame(list(rows.values()))
+
+
+#: The release's names of the pilot's raw components (spec A.6) -> the regression's (Eq. 3).
+_PILOT_META = {"max_h": "max_h", "median_h": "median_h", "citations": "citations", "venue_score": "venue",
+               "affiliation_score": "affiliation"}
+
+
+def load_released_pilot(root: Path | str) -> pd.DataFrame | None:
+    """The 1:N pilot's parsed runs from ``<root>/results/1n_pilot/1n_pilot_*.json`` (spec A.6), as regression rows.
+
+    Each file is ``{metadata, results: [row]}`` with ``recommended_fixed_paper`` and the raw
+    components the fixed card wore (``fixed_paper_wearing_meta``). Like the reference's analysis
+    (spec A.7), only ``parse_success`` rows are kept. Returns the columns of
+    :func:`lib.authority.pilot.pilot_rows` (topic, query, model, fixed_pos, source_pos,
+    is_baseline, fixed_paper_id, source_paper_id, the five components, ``y``), or None when the
+    release has no pilot file. Errors name the file, the row and the missing key.
+    """
+    folder = Path(root) / "results" / "1n_pilot"
+    files = sorted(folder.glob("1n_pilot_*.json")) if folder.is_dir() else []
+    if not files:
+        return None
+    out = []
+    for f in files:
+        data = _read_json(f)
+        rows = _need(data, "results", f, "the file") if isinstance(data, dict) else data
+        if not isinstance(rows, list):
+            raise CorpusError(f"{f}: expected {{metadata, results: [row, ...]}}, got {type(rows).__name__}")
+        for i, r in enumerate(rows):
+            where = f"results[{i}]"
+            if not _need(r, "parse_success", f, where):
+                continue
+            wear = _need(r, "fixed_paper_wearing_meta", f, where)
+            comps = {ours: float(_need(wear, theirs, f, where + ".fixed_paper_wearing_meta"))
+                     for theirs, ours in _PILOT_META.items()}
+            out.append(dict(topic=_need(r, "topic", f, where), query=_need(r, "query", f, where),
+                            model=_need(r, "model", f, where),
+                            fixed_pos=int(_need(r, "fixed_paper_idx", f, where)) + 1,
+                            source_pos=int(_need(r, "source_paper_idx", f, where)) + 1,
+                            is_baseline=bool(_need(r, "is_baseline", f, where)),
+                            fixed_paper_id=str(r.get("fixed_paper_id", "")), source_paper_id=str(r.get("source_paper_id", "")),
+                            **comps, y=int(bool(_need(r, "recommended_fixed_paper", f, where)))))
+    return pd.DataFrame(out)
 
 
 def topics_table(corpus: PaperCorpus) -> pd.DataFrame:

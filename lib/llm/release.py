@@ -50,7 +50,8 @@ says which. Model: the folder name after ``config_`` with the Auditor's suffix r
 (``-it``, ``-instant``, ``-versatile``, ``-8192``, ``-32768``; faithful: replaced anywhere in the
 name, as the reference does); ``model_dir`` keeps the folder name.
 
-Idempotent and resumable: an attempt key already in the store is skipped (counted), and the store's
+Idempotent and resumable: a file already imported (same experiment and release path) is not read
+again, an attempt key already in the store is skipped (both counted), and the store's
 own open cuts a torn last line left by an interrupted import. Malformed files (bad JSON, missing
 keys, an unknown ``category_variable``, an attempt number outside 1..3, a file outside the layout)
 are listed in the report with their path and reason; the import goes on.
@@ -470,9 +471,20 @@ def import_release(src_dir: Path | str, *, store_root: Path | str | None = None,
     rank = {g: {h: i for i, h in enumerate(sorted(hours))} for g, hours in runs.items()}
 
     with store:
-        stored = {attempt_key(r): r.get("release_path") for r in store.iter_records()}
+        stored, done = {}, {}
+        for r in store.iter_records():
+            stored[attempt_key(r)] = r.get("release_path")
+            if r.get("release_path"):
+                done[(r["experiment"], r["release_path"])] = r.get("release_shape")
         bar = tqdm(located, desc="release attempt files", unit="file", disable=not progress, mininterval=0.5)
         for af in bar:
+            exp = exp_of(af)
+            if (exp, af.rel) in done:       # imported before: a re-run reads no file again
+                report.already_stored += 1
+                report.per_model[af.model] += 1
+                report.per_experiment[exp] += 1
+                report.per_shape[done[(exp, af.rel)]] += 1
+                continue
             read = read_attempt(af)
             if isinstance(read, str):
                 report.malformed.append((af.rel, read))
@@ -482,7 +494,6 @@ def import_release(src_dir: Path | str, *, store_root: Path | str | None = None,
             if isinstance(temp, str):
                 report.malformed.append((af.rel, temp))
                 continue
-            exp = exp_of(af)
             rec = to_record(af, data, shape, experiment=exp,
                             replicate=rank[(exp, af.model, af.folder_temperature)][(af.run_date, af.run_hour)],
                             temperature=temp[0], temperature_source=temp[1])
