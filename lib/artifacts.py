@@ -215,7 +215,18 @@ def save_table(df, artifact_id: str, *, synthetic: bool, index: bool = False, fl
                         label=f"tab:{artifact.id}", escape=True)
     atomic_write(tex, lambda p: p.write_text(latex))
     _record(artifact, [csv, tex], synthetic, started)
+    _SAVED_TABLES[artifact.id] = df.copy()
     return [csv, tex]
+
+
+#: Tables saved by this process (a notebook's kernel), by id: what ``saved_tables`` returns.
+_SAVED_TABLES: dict[str, object] = {}
+
+
+def saved_tables(prefix: str = "") -> dict:
+    """The DataFrames this process saved with :func:`save_table` whose id starts with ``prefix``
+    (e.g. 'ab-'), so a comparison never reads a stale CSV left by an earlier run."""
+    return {k: v for k, v in _SAVED_TABLES.items() if k.startswith(prefix)}
 
 
 def save_text(text: str, artifact_id: str, *, synthetic: bool = False) -> list[Path]:

@@ -412,6 +412,8 @@ def authority_table_long(table_id: str, df: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"authority_table_long: no mapping for {table_id!r}; mapped: {list(AB_TABLES)}")
     row_cols, values = AB_TABLES[table_id]
     d = df
+    if table_id == "ab-tab10":     # with five topics or fewer a topic is both most and least susceptible
+        d = d.drop_duplicates(subset=list(row_cols))
     if table_id == "ab-tab12" and "variant" in d.columns:
         d = d[d["variant"] == "anti_authority"]
     parts = [_melt(d, table_id, row_cols, values)]

@@ -33,7 +33,7 @@
 # %%
 import pandas as pd
 
-from lib import artifacts, backend, config, paths
+from lib import artifacts, backend, config, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
 
 # %% tags=["parameters"]
@@ -469,6 +469,22 @@ tab22
 tab23 = analysis.marker_categories(resp)
 artifacts.save_table(tab23, "ab-tab23", synthetic=synthetic)
 tab23
+
+# %% [markdown]
+# ## Regenerated vs published values
+#
+# Every number the paper prints for these tables (transcribed with its source line in
+# `lib/resources/ab_published.csv`) next to the regenerated value, with the difference and
+# whether it is within ±0.005; written to `outputs/comparison/authority_bias.csv` (and `.md`).
+# On the embedded default the corpus and the models are synthetic, so the differences show the
+# distance between the panel and the paper, not a reproduction check; on the release profile
+# they are the Tier A check.
+
+# %%
+vs_published = published.authority_comparison(artifacts.saved_tables("ab-"))
+published.write_comparison(vs_published, "authority_bias", synthetic=synthetic)
+print(published.summary_line(vs_published, "authority_bias"))
+vs_published.head(20)
 
 # %% [markdown]
 # ## Intermediate data

@@ -55,6 +55,11 @@ def test_save_table_writes_csv_and_booktabs_latex(isolated_outputs):
     latex = tex.read_text()
     for piece in (r"\toprule", r"\midrule", r"\bottomrule", r"\label{tab:lsb-tab1}", "0.912", r"a\_b", "(synthetic data)"):
         assert piece in latex
+    # the process remembers what it saved (comparisons read these, never a stale CSV)
+    df.loc[0, "validity"] = -1.0                      # a later change to the caller's frame is not seen
+    saved = artifacts.saved_tables("lsb-")
+    assert saved["lsb-tab1"]["validity"].iloc[0] == 0.91234 and "ab-tab1" not in saved
+    assert artifacts.saved_tables("ab-") == {} or all(k.startswith("ab-") for k in artifacts.saved_tables("ab-"))
 
 
 def test_save_text(isolated_outputs):

@@ -256,6 +256,10 @@ def test_authority_rates_percent_and_table_wide_rows():
     assert s[("all", "susceptibility_max_over_min")] == pytest.approx(0.492 / 0.174)
     tab10 = pd.DataFrame({"topic": ["A", "B"], "flip_rate": [0.578, 0.157], "boost_rate": [0.2, 0.3], "spread_pp": [42.1, 42.1]})
     assert _long("ab-tab10", tab10)[("all", "spread_pp")] == pytest.approx(0.421)
+    # one topic only: it is both the most and the least susceptible, and is compared once
+    one = pd.DataFrame({"topic": ["A", "A"], "flip_rate": [0.6, 0.6], "boost_rate": [0.8, 0.8],
+                        "group": ["most susceptible", "least susceptible"], "spread_pp": [0.0, 0.0]})
+    assert _long("ab-tab10", one)[("A", "flip_rate")] == 0.6
 
 
 def test_authority_signed_changes_follow_the_printed_sign():
