@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lib import config, paths
+from lib import artifacts, config, paths
 from lib.attribution import download
 from lib.authority import corpus
 from lib.groundtruth.release import RELEASE_FILES
@@ -162,6 +162,8 @@ def tiny_release(tmp_path_factory):
 SUPPORTED = {
     "01_calibration": ["lsb-tab1", "lsb-tabA1", "lsb-figA2"],
     "02_collection": ["lsb-figA1"],
+    "03_infrastructure_benchmark": [a.id for a in artifacts.by_notebook("03_infrastructure_benchmark")],
+    "04_interventions": [a.id for a in artifacts.by_notebook("04_interventions")],
     "05_authority_pilot_regression": ["ab-tab1", "ab-tab16", "ab-tab20", "ab-tab2", "ab-tab3", "ab-tab4", "ab-tab5", "ab-tab6", "ab-tab7", "ab-tab8",
                                       "ab-tab9", "ab-tab10", "ab-tab11", "ab-tab12", "ab-tab13", "ab-tab14",
                                       "ab-tab15", "ab-tab17", "ab-tab18", "ab-tab19", "ab-tab22", "ab-tab23"],
@@ -172,9 +174,8 @@ NOT_IN_ANY_RELEASE = ["ab-tab21", "at-fig4", "at-fig5", "at-fig6", "at-fig7",
 
 
 def test_release_profile_smoke_run_rebuilds_what_the_tiny_release_supports(tiny_release, tmp_path):
-    # 03 and 04 are left out to keep this test short (they read 02's tables like on the embedded
-    # default, where tests/test_notebooks_smoke.py runs them); a full run takes about 4 minutes
-    notebooks = ["01_calibration", "02_collection", "05_authority_pilot_regression", "06_attribution_fairness"]
+    notebooks = ["01_calibration", "02_collection", "03_infrastructure_benchmark", "04_interventions",
+                 "05_authority_pilot_regression", "06_attribution_fairness"]
     real_data = {k: tiny_release[k] for k in KEYS}
     own = {"01_calibration": {"source": "release"}, "02_collection": {"source": "release"},
            "05_authority_pilot_regression": {"queries_per_topic": 10},
