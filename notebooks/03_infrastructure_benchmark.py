@@ -152,10 +152,10 @@ vs_published[vs_published["artifact"] == "lsb-fig2"].pivot_table(
 # per-attempt values of the same baseline attempts with the corrected edge cases (ground truth D
 # in corrected mode) and puts the Figure 2 group means of both modes side by side, with
 # difference = corrected − faithful: gender diversity without "Unknown" as a category, parity
-# left out (not 0.5) for attempts without a factual author, similarity without calendar years.
-# Refusals, validity and consistency are the same in both modes. Duplicates and the name matching
-# follow `label_mode` (the name rows), not the metric mode, so they differ only between label
-# modes. **Synthetic data.**
+# left out (not 0.5) for attempts without a factual author, similarity without calendar years,
+# duplicates without missing names in |L|. Refusals, validity and consistency are the same in both
+# modes. The name matching follows `label_mode` (the name rows), not the metric mode, so it
+# differs only between label modes. **Synthetic data.**
 
 # %%
 per_attempt_by_mode = {

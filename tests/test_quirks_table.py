@@ -22,12 +22,13 @@ def _attempt(model):
 
 @pytest.fixture(scope="module")
 def table(tiny_world):
-    """m-open names authors 1 (Female), 3 (Unknown gender) and 2 (Male); m-prop names no real author.
+    """m-open names authors 1 (Female), 3 (Unknown gender) and 2 (Male), plus an item without a
+    name; m-prop names no real author.
     Population q_gender (conftest world): Female .25, Male .5, Unisex 0, Unknown .25."""
     attempts = pd.DataFrame([_attempt("m-open"), _attempt("m-prop")])
     names = pd.DataFrame([{"mode": "faithful", "model": m, **KEY, "clean_name": n, "author_id": a}
                           for m, n, a in [("m-open", "a", 1), ("m-open", "c", 3), ("m-open", "b", 2),
-                                          ("m-prop", "x", None), ("m-prop", "y", None)]])
+                                          ("m-open", None, None), ("m-prop", "x", None), ("m-prop", "y", None)]])
     names["author_id"] = names["author_id"].astype("Int64")
     faithful, corrected = (ag.per_attempt_table(attempts, names, GroundTruthContext.from_world(tiny_world, mode=m))
                            for m in ("faithful", "corrected"))
@@ -66,6 +67,13 @@ def test_parity_half_without_factual_authors_only_in_faithful_mode(table):
     # p = 1/3 each of F, M, Unknown: TV = ½(1/12 + 1/6 + 1/12) = 1/6 in both modes
     assert o["faithful"] == pytest.approx(5 / 6) and o["difference"] == pytest.approx(0.0)
     assert _row(table, "size_class", "M", "parity_gender")["faithful"] == 0.5   # the same attempt by size
+
+
+def test_duplicates_count_a_missing_name_only_in_faithful_mode(table):
+    r = _row(table, "access", "open", "duplicates")
+    # faithful: |L| = 4 (the missing name counts), |U| = 3 → 1/4; corrected: 1 − 3/3 = 0
+    assert r["faithful"] == pytest.approx(0.25) and r["corrected"] == pytest.approx(0.0)
+    assert _row(table, "access", "proprietary", "duplicates")["difference"] == pytest.approx(0.0)
 
 
 def test_mode_independent_metrics_differ_by_zero(table):

@@ -57,7 +57,7 @@ def per_attempt_table(attempts: pd.DataFrame, names: pd.DataFrame, ctx: benchmar
     - refusal_pct, validity_pct, duplicates, factuality_author, consistency:
       :func:`lib.scholar.interventions.technical_per_attempt` (``mode`` 'faithful' reads the
       reference's labels and name rows, 'paper' the paper's; ``consistency_pairs`` 'consecutive'
-      is eq. 4, 'all' the v1 variant). Consistency has one row per configuration (model, task,
+      is eq. 4, 'all' the v1 variant; the duplicates rule follows ``ctx.mode``). Consistency has one row per configuration (model, task,
       param, temperature) with NaN replicate, and no row at all when a configuration has fewer
       than two runs with a valid answer (e.g. the tiny profile's single run).
     - connectedness, similarity_pca, diversity_*, parity_* and factuality_{field,epoch,seniority}
@@ -72,7 +72,8 @@ def per_attempt_table(attempts: pd.DataFrame, names: pd.DataFrame, ctx: benchmar
     Returns :data:`PER_ATTEMPT_COLUMNS`; ``model_family`` is the provider family when the
     attempts carry it (else the key's prefix before the first "-", reference §2.11).
     """
-    tech = iv.technical_per_attempt(attempts, names, mode=mode, consistency_pairs=consistency_pairs)
+    tech = iv.technical_per_attempt(attempts, names, mode=mode, consistency_pairs=consistency_pairs,
+                                    metric_mode=ctx.mode)
     nm = names[names["mode"] == mode] if "mode" in names.columns else names
     nm = nm.merge(attempts[_KEYS].drop_duplicates(), on=_KEYS, how="inner")
     parts = [tech]

@@ -65,7 +65,7 @@ def temperature_filter(attempts: pd.DataFrame) -> pd.DataFrame:
 
 
 def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: str = "faithful",
-                          consistency_pairs: str = "consecutive") -> pd.DataFrame:
+                          consistency_pairs: str = "consecutive", metric_mode: str | None = None) -> pd.DataFrame:
     """Per-attempt values of :data:`TECHNICAL_METRICS` (reference §2.8), long format.
 
     - refusal_pct: one row per attempt, 1 if the refusal flag is 1 else 0 (−1 "no text" counts
@@ -79,12 +79,15 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
       answer are absent; fewer than two → no row. ``consistency_pairs='all'`` is the v1 variant.
 
     ``names`` holds the rows of :func:`lib.backend.name_table` (its ``mode`` column is filtered to
-    ``mode`` when present; only names of attempts in ``attempts`` are used). In ``mode='paper'``
-    duplicates drops missing names from both counts (the corrected eq. 3). Returns columns model,
+    ``mode`` when present; only names of attempts in ``attempts`` are used). Duplicates follow
+    ``metric_mode`` ('faithful' counts missing names in |L| only; 'corrected' drops them from
+    both counts, eq. 3); without it, the label mode decides (faithful labels → faithful rule,
+    the paper's labels → corrected). Returns columns model,
     access, size_class, model_class, task, param, temperature, replicate (NaN for consistency),
     attempt (refusal rows only), metric_name, metric_value.
     """
     valid_col, refusal_col = _flags(mode)
+    dup_mode = metric_mode or ("faithful" if mode == "faithful" else "corrected")
     _need(attempts, [*ATTEMPT_KEYS, "attempt", valid_col, refusal_col, *GROUP_COLUMNS], "technical_per_attempt(attempts)")
     _need(names, [*ATTEMPT_KEYS, "clean_name", "author_id"], "technical_per_attempt(names)")
     attrs = attempts.drop_duplicates("model").set_index("model")[list(GROUP_COLUMNS)]
@@ -103,7 +106,7 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
         for key, g in nm.groupby(keys, sort=False, dropna=False):
             clean = g["clean_name"].tolist()
             ids = [None if pd.isna(x) else x for x in g["author_id"].tolist()]
-            rows.append((*key, m.duplicates(clean, mode="faithful" if mode == "faithful" else "corrected"),
+            rows.append((*key, m.duplicates(clean, mode=dup_mode),
                          m.factuality(clean, ids)))
         per = pd.DataFrame(rows, columns=[*keys, "duplicates", "factuality_author"])
         out.append(per.melt(id_vars=keys, var_name="metric_name", value_name="metric_value"))
