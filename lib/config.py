@@ -59,6 +59,10 @@ class LLMSettings(_Strict):
     max_concurrency: int = Field(default=8, gt=0)
     request_timeout_s: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=3, ge=1, le=3)
+    #: the embedded panel only: "http" serves it on 127.0.0.1 (the default, DESIGN §3);
+    #: "in_process" hands requests to it through an httpx transport, no socket (about half the
+    #: CPU per request, same answers; the HTTP hop is then not exercised)
+    panel_transport: Literal["http", "in_process"] = "http"
 
     @field_validator("api_key_env")
     @classmethod

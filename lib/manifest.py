@@ -5,6 +5,10 @@ Status per registered artifact:
 - ``failed``: its notebook failed in this run;
 - ``missing``: its notebook has not produced it (not written yet, not run, or it did not save it);
 - ``not-data``: a diagram, no file expected.
+
+``stages`` (:func:`stage_block`): per notebook its wall time, its stage times and its kernel's
+peak memory, from this run or, for a notebook skipped as unchanged, from the earlier run that
+made its outputs (``earlier_run: true``, with that run's id and finish time).
 """
 from __future__ import annotations
 
@@ -40,6 +44,40 @@ def _files_intact(rec: dict) -> bool:
         if not f.is_file() or artifacts.sha256_file(f) != digest:
             return False
     return True
+
+
+def stage_block(runs: list, run_id: str) -> dict:
+    """The manifest's timing block: ``{"notebooks": {name: entry}, "total_s": s, "this_run_s": s}``.
+
+    ``entry``: ``status``, ``wall_s`` (the whole papermill call: kernel start, cells, saving),
+    ``stages`` (``[{"stage", "seconds"}]``, :func:`lib.pipeline.stage_times`), ``cells_s`` (their
+    sum), ``peak_rss_mb`` (the kernel's peak resident memory, None if unknown), ``run_id`` and
+    ``earlier_run`` (True when the notebook was skipped and the times are those of the run that
+    made its outputs). ``total_s`` sums every listed notebook's wall time, ``this_run_s`` only
+    those executed now. Notebooks neither run nor skipped (absent, not selected) are left out;
+    a skipped notebook whose state has no times (written before times were recorded) too.
+    """
+    from lib.pipeline import read_state
+
+    notebooks = {}
+    for r in runs:
+        if r.status in ("ran", "failed"):
+            entry = {"status": r.status, "wall_s": round(r.wall_s, 2), "stages": r.stages,
+                     "peak_rss_mb": r.peak_rss_mb, "run_id": run_id, "earlier_run": False}
+        elif r.status == "skipped":
+            st = read_state(r.name)
+            if "stages" not in st:
+                continue
+            entry = {"status": "skipped", "wall_s": st.get("wall_s", 0.0), "stages": st["stages"],
+                     "peak_rss_mb": st.get("peak_rss_mb"), "run_id": st.get("run_id", ""), "earlier_run": True,
+                     "finished_at": st.get("finished_at", "")}
+        else:
+            continue
+        entry["cells_s"] = round(sum(s["seconds"] for s in entry["stages"]), 2)
+        notebooks[r.name] = entry
+    return {"notebooks": notebooks,
+            "total_s": round(sum(e["wall_s"] for e in notebooks.values()), 2),
+            "this_run_s": round(sum(e["wall_s"] for e in notebooks.values() if not e["earlier_run"]), 2)}
 
 
 def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> dict:
@@ -83,6 +121,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         "wall_s": round(wall_s, 2),
         "notebooks": [{"name": r.name, "status": r.status, "wall_s": round(r.wall_s, 2), "input_hash": r.input_hash,
                        "error": r.error, "executed": r.executed} for r in runs],
+        "stages": stage_block(runs, run_id),
         "summary": {**counts, "data_artifacts": data_total, "registered": len(rows),
                     "promised": len(promised),
                     "promised_missing": sorted(r["id"] for r in rows if r["promised"] and r["status"] != "regenerated")},

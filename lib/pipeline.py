@@ -7,6 +7,12 @@ unchanged since its last successful run, and whose outputs are still on disk, is
 failure stops the run, names the notebook and the failing cell, and keeps the executed notebook.
 The run ends with the manifest summary (``N of M artifacts regenerated``).
 
+Timing: each executed notebook's wall time and its stage times (:func:`stage_times`, the seconds
+of the cells under each ``## `` heading, from papermill's per-cell durations) and the peak
+resident memory of its kernel go into the notebook's state file and the manifest's ``stages``
+block; a skipped notebook keeps the times of the run that produced its outputs (marked
+``earlier_run``). ``benchmarks/pipeline_stages.py`` prints them.
+
 Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force]``.
 """
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -46,6 +53,8 @@ class NotebookRun:
     error: str = ""
     executed: str = ""
     produced: list[str] = field(default_factory=list)
+    stages: list[dict] = field(default_factory=list)
+    peak_rss_mb: float | None = None
 
 
 def _sha(data: bytes) -> str:
@@ -143,6 +152,92 @@ def scrub_file(path: Path, secrets: list[str]) -> int:
     return n
 
 
+SETUP_STAGE = "setup"  # the cells before the first ``## `` heading: title, imports, parameters
+
+
+def _cell_text(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def stage_times(nb: dict) -> list[dict]:
+    """Seconds per stage of an executed notebook: ``[{"stage": heading, "seconds": s}, ...]``.
+
+    A stage is a markdown section: the cells from one ``## `` heading (level 2; ``###``
+    subsections stay inside it) to the next, named by the heading text; the cells before the
+    first heading (title, imports, parameters, papermill's injected parameters) form
+    :data:`SETUP_STAGE`. Its seconds are the sum of papermill's per-cell
+    ``metadata.papermill.duration``; cells without a duration (not reached after a failure)
+    count 0, so a failed notebook's stages stop where it stopped. A heading that occurs twice gives
+    two stages. The kernel start and the saving of the notebook are in no stage (the
+    notebook's wall time minus the stages' sum).
+    """
+    out = [{"stage": SETUP_STAGE, "seconds": 0.0}]
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            heading = next((ln[3:].strip() for ln in _cell_text(cell).splitlines() if ln.startswith("## ")), None)
+            if heading:
+                out.append({"stage": heading, "seconds": 0.0})
+        duration = ((cell.get("metadata") or {}).get("papermill") or {}).get("duration")
+        if duration is not None:
+            out[-1]["seconds"] += float(duration)
+    if out[0]["seconds"] == 0.0 and len(out) > 1:
+        out.pop(0)
+    return [{"stage": s["stage"], "seconds": round(s["seconds"], 3)} for s in out]
+
+
+def stage_times_file(path: Path) -> list[dict]:
+    """:func:`stage_times` of an executed ``.ipynb`` on disk; [] if it is missing or unreadable."""
+    try:
+        return stage_times(json.loads(Path(path).read_text()))
+    except (OSError, ValueError):
+        return []
+
+
+class _PeakRSS:
+    """Peak resident memory (MB) of this process's child processes (the kernel) while a notebook runs.
+
+    Samples the children's ``VmHWM`` (their own high-water mark) from ``/proc`` every
+    ``interval`` seconds, so the figure is exact up to what a child allocates in its last
+    ``interval``; ``None`` where ``/proc`` is absent (not Linux).
+    """
+
+    def __init__(self, interval: float = 0.5):
+        self.interval, self.peak_kb, self._stop = interval, 0, threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _sample(self) -> None:
+        me = str(os.getpid())
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                if stat.read_text().rsplit(")", 1)[1].split()[1] != me:
+                    continue
+                for line in (stat.parent / "status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+            except (OSError, IndexError, ValueError):
+                continue
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._sample()
+
+    def start(self) -> "_PeakRSS":
+        if Path("/proc/self/status").is_file():
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self._sample()
+
+    @property
+    def mb(self) -> float | None:
+        return round(self.peak_kb / 1024, 1) if self.peak_kb else None
+
+
 def _ipc_kernel_manager():
     """Kernel manager on IPC sockets: no TCP ports to race for, no plain-TCP warning from the kernel."""
     from jupyter_client.manager import AsyncKernelManager
@@ -197,6 +292,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
                       COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
                       MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0")
     started = time.perf_counter()
+    rss = _PeakRSS().start()
     try:
         pm.execute_notebook(
             str(src), str(out), parameters=prof.notebook_params(notebook), kernel_name=KERNEL,
@@ -214,6 +310,8 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         run.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}"
     finally:
         run.wall_s = time.perf_counter() - started
+        rss.stop()
+        run.peak_rss_mb = rss.mb
         pm_logger.removeHandler(handler)
         handler.close()
         for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID"):
@@ -222,16 +320,18 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         for f in (out, log_path):
             scrub_file(f, secrets)
     run.executed = str(out.relative_to(paths.OUTPUTS)) if out.is_file() else ""
+    run.stages = stage_times_file(out)
     run.produced = [a.id for a in artifacts.by_notebook(notebook) if (paths.RECORDS / f"{a.id}.json").is_file()]
     return run
 
 
-def _write_state(run: NotebookRun, prof: config.Profile) -> None:
+def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:
     from lib.manifest import git_commit
 
     state = {"git_commit": git_commit()[0], "status": "ok" if run.status == "ran" else run.status, "input_hash": run.input_hash,
              "outputs_digest": outputs_digest(run.name), "data_digest": data_digest(run.name), "profile": prof.name, "wall_s": round(run.wall_s, 2),
-             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced}
+             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced, "run_id": run_id,
+             "stages": run.stages, "peak_rss_mb": run.peak_rss_mb}
     paths.ensure(paths.STATE)
     _state_path(run.name).write_text(json.dumps(state, indent=1))
 
@@ -290,7 +390,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         result = execute(name, prof, run_id, secrets)
         result.input_hash = nr.input_hash
         runs[-1] = nr = result
-        _write_state(nr, prof)
+        _write_state(nr, prof, run_id)
         if nr.status == "failed":
             failed = nr
             print(f"{tag} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"

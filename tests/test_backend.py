@@ -26,11 +26,11 @@ KEY_VAR = "LSB_BACKEND_TEST_KEY"
 SENTINEL = "sentinel-key-value-never-to-be-read"
 
 
-def _profile(tmp_path, base_url="null", api_key_env=KEY_VAR):
+def _profile(tmp_path, base_url="null", api_key_env=KEY_VAR, panel_transport="http"):
     p = tmp_path / "p.yaml"
     p.write_text(f"name: t\nsynthetic: true\nseed: {SEED}\nworld: {{n_authors: {N_AUTHORS}}}\n"
                  f"llm: {{base_url: {base_url}, api_key_env: {api_key_env}, max_concurrency: 8, "
-                 f"request_timeout_s: 20}}\npromises: []\n")
+                 f"request_timeout_s: 20, panel_transport: {panel_transport}}}\npromises: []\n")
     return config.load_profile(p)
 
 
@@ -239,3 +239,43 @@ def test_collection_recovers_the_panel_factuality_per_task(recovery, world):
                                 for m in per_model.index])
         assert abs(per_model.mean() - expected) < 0.03, (param, per_model.mean(), expected)
         assert hallucinated > 0.005, "the panel must hallucinate for this check to mean anything"
+
+
+def _stored(root):
+    keep = ("model", "task", "param", "replicate", "attempt", "status", "content", "validation")
+    return sorted(json.dumps({k: r.get(k) for k in keep}, sort_keys=True)
+                  for r in RawStore(root).iter_records("t"))
+
+
+def test_in_process_panel_gives_the_http_answers_without_a_port(tmp_path, world, monkeypatch):
+    cfg = _profile(tmp_path)
+    reqs = build_requests(llm_models.load_models().head(4), experiment="t", params=["top_5", "famous_female", "1950s"],
+                          replicates=3, model_id="key")
+    with backend.open_endpoint(cfg, world=world) as ep:
+        http = collect(reqs, ep, store_root=tmp_path / "http")
+    served = []
+    monkeypatch.setattr("lib.panel.serve_in_thread", lambda *a, **k: served.append(a))
+    with backend.open_endpoint(cfg, world=world, in_process=True) as ep:
+        assert ep.base_url == backend.IN_PROCESS_URL and isinstance(ep.transport, backend.PanelTransport)
+        inproc = collect(reqs, ep, store_root=tmp_path / "inproc")
+    assert not served, "the in-process endpoint started an HTTP server"
+    with backend.open_endpoint(_profile(tmp_path, panel_transport="in_process"), world=world) as ep:   # the profile key
+        assert isinstance(ep.transport, backend.PanelTransport)
+    assert not served
+    assert http.attempts_written == inproc.attempts_written >= len(reqs)
+    assert _stored(tmp_path / "http") == _stored(tmp_path / "inproc")
+    # the transport is not a profile key, and an endpoint built from a profile has none
+    with pytest.raises(ValueError, match="unknown endpoint key 'transport'"):
+        backend.Endpoint.from_dict({"base_url": "http://x/v1", "transport": object()})
+
+
+def test_in_process_panel_faults_reach_the_client_retry_loop(tmp_path, world):
+    from lib.panel.faults import FaultConfig
+
+    cfg = _profile(tmp_path)
+    reqs = build_requests(llm_models.load_models().head(2), experiment="t", params=["top_5"], replicates=20,
+                          model_id="key")
+    with backend.open_endpoint(cfg, world=world, in_process=True, faults=FaultConfig.parse("500=0.3")) as ep:
+        ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)
+        summary = collect(reqs, ep, store_root=tmp_path / "raw")
+    assert summary.tries["server"] > 0 and summary.tries["ok"] >= len(reqs) - summary.api_error_attempts

@@ -200,3 +200,29 @@ def test_bad_mode_and_missing_columns():
         M.NameIndex.build(AUTHORS, "lenient")
     with pytest.raises(KeyError, match="alt_names"):
         M.NameIndex.build(AUTHORS.drop(columns="alt_names"))
+
+
+def test_cached_index_is_the_built_index_and_survives_a_torn_file(small_world, tmp_path, monkeypatch):
+    monkeypatch.setattr(M, "CACHE_MIN_AUTHORS", 0)
+    names = list(small_world.authors["display_name"].head(200)) + ["Nobody Atall", "J. Smith"]
+    for mode in ("faithful", "corrected"):
+        built = M.match_names(names, M.NameIndex.build(small_world.authors, mode))
+        first = M.cached_index(small_world.authors, mode, cache_dir=tmp_path)      # builds and writes
+        files = sorted(tmp_path.glob(f"{mode}_*.pkl"))
+        assert len(files) == 1
+        again = M.cached_index(small_world.authors, mode, cache_dir=tmp_path)      # reads
+        assert again is not first and again.mode == mode
+        pd.testing.assert_frame_equal(M.match_names(names, again), built)
+        pd.testing.assert_frame_equal(M.match_names(names, first), built)
+        files[0].write_bytes(b"torn")                                               # rebuilt and replaced
+        pd.testing.assert_frame_equal(M.match_names(names, M.cached_index(small_world.authors, mode, cache_dir=tmp_path)), built)
+        assert files[0].stat().st_size > 100
+    # a changed author table is a different entry
+    changed = small_world.authors.assign(display_name=small_world.authors["display_name"].str.upper())
+    assert M.authors_digest(changed) != M.authors_digest(small_world.authors)
+    M.cached_index(changed, "faithful", cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("faithful_*.pkl"))) == 2
+    # small tables are never cached
+    monkeypatch.setattr(M, "CACHE_MIN_AUTHORS", 10**9)
+    M.cached_index(small_world.authors, "faithful", cache_dir=tmp_path / "none")
+    assert not (tmp_path / "none").exists()

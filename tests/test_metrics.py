@@ -198,3 +198,96 @@ def test_per_attempt_metrics_on_a_tiny_world(tiny_world):
     assert out[("b", "parity_gender")] == pytest.approx(1 - 0.5 * (abs(1 - q["Male"]) + sum(v for k, v in q.items() if k != "Male")))
     corrected = per_attempt_metrics(names, GroundTruthContext.from_world(world, mode="corrected"), keys=["attempt"])
     assert corrected.set_index(["attempt", "metric_name"]).loc[("b", "factuality_seniority"), "metric_value"] == 1.0
+
+
+def _scipy_component_sizes(graph, authors):
+    """The plain implementation: connected_components of the sliced sparse subgraph."""
+    from scipy.sparse.csgraph import connected_components
+
+    ids = pd.unique(pd.Series(list(authors), dtype="object").dropna().infer_objects())
+    pos = graph.index.get_indexer(ids)
+    inside, n_out = pos[pos >= 0], int((pos < 0).sum())
+    if inside.size == 0:
+        return np.ones(n_out, dtype=np.int64)
+    _, lab = connected_components(graph.adj[inside][:, inside], directed=False)
+    return np.r_[np.bincount(lab), np.ones(n_out, dtype=np.int64)].astype(np.int64)
+
+
+def test_component_sizes_equal_scipy_components_in_the_same_order():
+    rng = np.random.default_rng(4)
+    edges = pd.DataFrame(rng.integers(0, 300, size=(900, 2)), columns=["src", "dst"])
+    g = m.CoauthorGraph(edges, nodes=range(300))
+    for _ in range(300):
+        ids = [int(x) for x in rng.integers(0, 330, size=int(rng.integers(0, 40)))]  # 300-329 are not in G
+        ids += [None] * int(rng.integers(0, 2))
+        rng.shuffle(ids)
+        fast = g.component_sizes(ids)
+        assert fast.dtype == np.int64 and np.array_equal(fast, _scipy_component_sizes(g, ids)), ids
+        # bitwise the same connectedness as the entropy sums the same sizes in the same order
+        sizes = _scipy_component_sizes(g, ids)
+        if sizes.sum() > 1:
+            assert m.connectedness(g, ids) == min(1.0, max(0.0, 1.0 - m.component_entropy(sizes)))
+    # a 3-path recommended end, other end, middle: one component of 3, then a singleton absent from G
+    path = m.CoauthorGraph(pd.DataFrame({"src": [1, 2], "dst": [2, 3]}))
+    assert path.component_sizes([3, 1, 99, 2, 1]).tolist() == [3, 1]
+    assert path.component_sizes([3, 1]).tolist() == [1, 1]
+
+
+def test_first_per_name_keeps_the_rows_pandas_drop_duplicates_keeps():
+    names = ["a", None, np.nan, "a", pd.NA, "b", None, float("nan"), pd.NA, "b"]
+    values = list(range(len(names)))
+    expected = pd.DataFrame({"name": names, "value": values}).drop_duplicates("name", keep="first")["value"].tolist()
+    assert m.first_per_name(names, values) == expected == [0, 1, 2, 4, 5]
+    assert m.first_per_name([], []) == []
+
+
+def test_factuality_and_task_factuality_deduplicate_before_averaging():
+    assert m.factuality(["x", "x", "y", None], [1, None, None, 7]) == pytest.approx(2 / 3)  # x keeps id 1
+    assert m.task_factuality(["x", "x", "y", "z"], [1.0, 0.0, np.nan, 0.0]) == 0.5
+    assert m.task_factuality(["x", "y"], [True, False]) == 0.5
+    assert m.task_factuality(["x", "y", "z"], ["1", "oops", None]) == 1.0          # text flags coerced like pandas
+    assert math.isnan(m.task_factuality(["x"], [None]))
+
+
+def test_per_attempt_metrics_equal_a_plain_per_attempt_computation(tmp_path):
+    """The table-wide lookups give the numbers of the metric functions applied attempt by attempt."""
+    from lib.groundtruth.world import load_world
+    from lib.groundtruth.demographics import ATTRIBUTES, DIVERSITY_CATEGORIES
+    from lib.scholar.benchmark import TASK_FACTUALITY, GroundTruthContext, _task_flags, per_attempt_metrics
+
+    world = load_world(7, 1500, cache_dir=tmp_path)
+    rng = np.random.default_rng(11)
+    ids = world.authors["author_id"].to_numpy()
+    rows = []
+    tasks = [("field", "PER"), ("field", "CM&MP"), ("epoch", "1950s"), ("seniority", "senior"),
+             ("seniority", "early_career"), ("top_k", "top_5")]
+    for att in range(60):
+        task, param = tasks[att % len(tasks)]
+        pool = rng.choice(ids[:400], size=8)  # a small pool: repeats and coauthors likely
+        for j in range(int(rng.integers(1, 12))):
+            aid = pd.NA if rng.random() < 0.25 else int(rng.choice(pool))
+            rows.append((att, task, param, f"n{aid}" if rng.random() < 0.8 else f"dup{j % 3}", aid))
+    names = pd.DataFrame(rows, columns=["attempt", "task", "param", "clean_name", "author_id"])
+    names["author_id"] = names["author_id"].astype("Int64")
+    for mode in ("faithful", "corrected"):
+        ctx = GroundTruthContext.from_world(world, mode=mode)
+        fast = per_attempt_metrics(names, ctx, keys=["attempt"], task_col="task", param_col="param")
+        plain = []
+        for att, g in names.groupby("attempt", sort=False):
+            vals = {"duplicates": m.duplicates(g["clean_name"].tolist(), mode=mode),
+                    "factuality_author": m.factuality(g["clean_name"].tolist(), g["author_id"].tolist())}
+            d = g.drop_duplicates("clean_name", keep="first")
+            fid = d[d["author_id"].notna()]["author_id"].tolist()
+            vals["connectedness"] = m.connectedness(ctx.graph, fid)
+            vals["similarity_pca"] = m.scholarly_similarity(ctx.embedding, fid)
+            for attr, (col, _, _) in ATTRIBUTES.items():
+                lab = ctx.authors[col].reindex(fid).tolist()
+                vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
+                vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode)
+            task = g["task"].iloc[0]
+            if task in TASK_FACTUALITY:
+                flags = _task_flags(d["author_id"].reset_index(drop=True), ctx, task, g["param"].iloc[0])
+                vals[TASK_FACTUALITY[task]] = m.task_factuality(d["clean_name"].tolist(), flags.tolist())
+            plain += [(att, k, v) for k, v in vals.items()]
+        plain = pd.DataFrame(plain, columns=["attempt", "metric_name", "metric_value"])
+        pd.testing.assert_frame_equal(fast, plain, check_exact=True)

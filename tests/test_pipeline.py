@@ -61,7 +61,7 @@ def test_first_run_executes_in_order_and_regenerates_the_promises(first_run):
     ran = [ln.split()[1] for ln in lines if " done in " in ln]
     assert ran == ["01_calibration", "02_collection", "03_infrastructure_benchmark"]
     assert any("04_interventions" in ln and "not yet written" in ln for ln in lines)
-    assert "3 of 67 artifacts regenerated" in proc.stdout
+    assert "3 of 68 artifacts regenerated" in proc.stdout
     st = status(tmp)
     assert st["lsb-tab1"] == st["lsb-figA1"] == st["lsb-figB6"] == "regenerated"
     assert st["lsb-fig2"] == "missing" and st["lsb-fig1"] == "not-data"
@@ -72,6 +72,66 @@ def test_first_run_executes_in_order_and_regenerates_the_promises(first_run):
     assert row["files"] == ["tables/lsb-tab1.csv", "tables/lsb-tab1.tex"] and row["synthetic"] is True
     assert row["profile"] == "tiny" and len(row["input_hash"]) == 64 and row["notebook_wall_s"] > 0
     assert (tmp / "outputs/index.html").is_file() and (tmp / "outputs/executed/02_collection.ipynb").is_file()
+
+
+def test_manifest_records_wall_and_stage_times_per_notebook(first_run):
+    tmp, _, _ = first_run
+    man = manifest(tmp)
+    block = man["stages"]
+    assert list(block["notebooks"]) == ["01_calibration", "02_collection", "03_infrastructure_benchmark"]
+    for name, entry in block["notebooks"].items():
+        # the fixture notebooks have no ## heading: all their cells are the setup stage
+        assert [s["stage"] for s in entry["stages"]] == ["setup"], entry
+        assert entry["earlier_run"] is False and entry["run_id"] == man["run_id"] and entry["status"] == "ran"
+        assert 0 < entry["cells_s"] < entry["wall_s"]
+        executed = json.loads((tmp / "outputs/executed" / f"{name}.ipynb").read_text())
+        durations = sum(c["metadata"]["papermill"]["duration"] for c in executed["cells"])
+        assert entry["cells_s"] == pytest.approx(durations, abs=0.01)
+        assert entry["peak_rss_mb"] is None or 20 < entry["peak_rss_mb"] < 4000
+    assert block["total_s"] == block["this_run_s"] == round(sum(e["wall_s"] for e in block["notebooks"].values()), 2)
+
+
+def _cell(kind: str, source, duration=None) -> dict:
+    meta = {} if duration is False else {"papermill": {"duration": duration}}
+    return {"cell_type": kind, "source": source, "metadata": meta}
+
+
+def test_stage_times_sum_the_cells_under_each_level_two_heading():
+    from lib.pipeline import stage_times
+
+    nb = {"cells": [
+        _cell("markdown", "# 01 Title\n\nText", 0.001),
+        _cell("code", "import x", 1.5),
+        _cell("code", "profile = 'quick'", 0.25),           # the parameters cell
+        _cell("markdown", ["## Table 1: models\n", "\n", "what it shows"], 0.002),
+        _cell("code", "tab1 = ...", 2.0),
+        _cell("markdown", "### A subsection stays in its stage", 0.0),
+        _cell("code", "more", 3.0),
+        _cell("markdown", "Some text\n## Heading not on the first line", None),
+        _cell("code", "y", 4.0),
+        _cell("code", "never reached", None),                # after a failure: no duration
+        _cell("code", "no papermill metadata", False),
+    ]}
+    assert stage_times(nb) == [
+        {"stage": "setup", "seconds": 1.751},
+        {"stage": "Table 1: models", "seconds": 5.002},
+        {"stage": "Heading not on the first line", "seconds": 4.0},
+    ]
+    # no cells before the first heading: no setup stage; a repeated heading is a new stage
+    nb2 = {"cells": [_cell("markdown", "## A", None), _cell("code", "", 1.0), _cell("markdown", "## A", None),
+                     _cell("code", "", 2.0)]}
+    assert stage_times(nb2) == [{"stage": "A", "seconds": 1.0}, {"stage": "A", "seconds": 2.0}]
+    assert stage_times({"cells": []}) == [{"stage": "setup", "seconds": 0.0}]
+
+
+def test_stage_times_file_tolerates_a_missing_or_broken_notebook(tmp_path):
+    from lib.pipeline import stage_times_file
+
+    assert stage_times_file(tmp_path / "absent.ipynb") == []
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    assert stage_times_file(tmp_path / "broken.ipynb") == []
+    (tmp_path / "ok.ipynb").write_text(json.dumps({"cells": [_cell("code", "x", 0.5)]}))
+    assert stage_times_file(tmp_path / "ok.ipynb") == [{"stage": "setup", "seconds": 0.5}]
 
 
 def test_secrets_never_reach_executed_notebooks_or_logs(first_run):
@@ -85,9 +145,17 @@ def test_secrets_never_reach_executed_notebooks_or_logs(first_run):
 
 def test_second_run_skips_everything_and_changes_rerun_only_what_depends_on_them(first_run):
     tmp, prof, _ = first_run
+    before = manifest(tmp)["stages"]["notebooks"]
     again = run(tmp, "--profile", str(prof))
     assert again.returncode == 0 and again.stdout.count("skipped: inputs unchanged") == 3, again.stdout
     assert status(tmp)["lsb-figA1"] == "regenerated"
+    # skipped notebooks keep the stage times of the run that made their outputs, marked as such
+    after = manifest(tmp)["stages"]
+    for name, entry in after["notebooks"].items():
+        assert entry["earlier_run"] is True and entry["status"] == "skipped"
+        assert entry["stages"] == before[name]["stages"] and entry["wall_s"] == before[name]["wall_s"]
+        assert entry["run_id"] == before[name]["run_id"] != manifest(tmp)["run_id"]
+    assert after["this_run_s"] == 0 and after["total_s"] == round(sum(e["wall_s"] for e in before.values()), 2)
     # a parameter of 02 that changes its artifact but not the data it hands on: only 02 re-runs
     prof2 = profile(tmp, notebooks="{02_collection: {suffix: '?'}}", promises="[lsb-tab1, lsb-figA1, lsb-figB6]")
     p2 = run(tmp, "--profile", str(prof2))

@@ -67,13 +67,16 @@ class Endpoint:
     model_id: str = "api_model"
     reask_delay_s: float = 0.0
     headers: dict = field(default_factory=dict)
+    #: an httpx transport every client of this endpoint uses (not a profile key: set by code,
+    #: e.g. :func:`lib.backend.open_endpoint` for the in-process panel); None = the network
+    transport: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, d: dict, where: str = "profile") -> "Endpoint":
         """Validate a profile's endpoint mapping; errors name ``where``, the key and the expectation."""
         if not isinstance(d, dict):
             raise ValueError(f"{where}: endpoint must be a mapping with at least base_url, got {type(d).__name__}")
-        known = {f.name: f for f in fields(cls)}
+        known = {f.name: f for f in fields(cls) if f.name != "transport"}
         for k in d:
             if k not in known:
                 hint = " (give the NAME of an environment variable as api_key_env instead)" if "key" in k else ""
@@ -210,13 +213,13 @@ class _Try:
 class ChatClient:
     """Async client for one endpoint; use ``async with ChatClient(endpoint) as c: await c.attempt(r, 1)``.
 
-    ``transport`` is passed to httpx (tests use a mock transport). ``counts`` tallies the tries
+    ``transport`` is passed to httpx (tests use a mock transport; default the endpoint's own). ``counts`` tallies the tries
     by outcome kind, for reports and benchmarks.
     """
 
     def __init__(self, endpoint: Endpoint, *, transport: httpx.AsyncBaseTransport | None = None):
         self.endpoint = endpoint
-        self._transport = transport
+        self._transport = transport if transport is not None else endpoint.transport
         self._http: httpx.AsyncClient | None = None
         self._slots: asyncio.Semaphore | None = None
         self.counts: Counter = Counter()

@@ -48,7 +48,8 @@ class GroundTruthContext:
 
 
 def _task_flags(ids: pd.Series, ctx: GroundTruthContext, task: str, param: str) -> pd.Series:
-    """Task factuality flags of the named authors (field: PER/CM&MP; epoch; seniority)."""
+    """Task factuality flags of the named authors (field: PER/CM&MP; epoch; seniority), one per
+    entry of ``ids`` (unmatched entries: NaN, or 0 for faithful seniority)."""
     a = ctx.authors
     if task == "field":
         if param not in ctx.field_flags:  # every author's flag, computed once per field
@@ -56,12 +57,23 @@ def _task_flags(ids: pd.Series, ctx: GroundTruthContext, task: str, param: str) 
         per = ctx.field_flags[param]
         return ids.map(lambda i: float(per[i]) if pd.notna(i) and i in per.index else np.nan)
 
+    known = ids.notna() & ids.isin(a.index)
+
     def year(col):
-        return ids.map(lambda i: a.at[i, col] if pd.notna(i) and i in a.index else np.nan)
+        return pd.Series(a[col].reindex(ids[known]).to_numpy(), index=ids.index[known.to_numpy()]).reindex(ids.index)
 
     if task == "epoch":
         return m.epoch_match(year("career_start"), year("career_end"), param)
     return m.seniority_match(year("career_start"), param, mode=ctx.mode)
+
+
+def _group_positions(names: pd.DataFrame, keys: Sequence[str]) -> list[np.ndarray]:
+    """Row positions of each group of ``keys``, groups in order of first appearance and rows in
+    table order (the iteration order of ``groupby(keys, sort=False, dropna=False)``)."""
+    codes = names.groupby(list(keys), sort=False, dropna=False).ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return np.split(order, bounds)
 
 
 def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: Sequence[str],
@@ -71,30 +83,55 @@ def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: S
     Within an attempt, names are de-duplicated on clean_name (first row kept), as the reference
     does; the factual authors are the de-duplicated rows with an author id. ``ctx.mode`` selects
     faithful or corrected edge cases for every metric.
+
+    The metric functions of :mod:`lib.scholar.metrics` run once per attempt on plain lists;
+    the lookups into D (attribute labels, task flags) are made once for the whole table, so the
+    cost grows with the number of attempts, not with pandas calls per attempt.
     """
     need = [*keys, "clean_name", "author_id"]
     missing = [c for c in need if c not in names.columns]
     if missing:
         raise KeyError(f"per_attempt_metrics: name table lacks column(s) {missing}")
-    out = []
     mode = ctx.mode
-    for key, g in names.groupby(list(keys), sort=False, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        vals = {"duplicates": m.duplicates(g["clean_name"].tolist(), mode=mode),
-                "factuality_author": m.factuality(g["clean_name"].tolist(), g["author_id"].tolist())}
-        d = g.drop_duplicates("clean_name", keep="first")
-        fact = d[d["author_id"].notna()]
-        ids = fact["author_id"].tolist()
-        vals["connectedness"] = m.connectedness(ctx.graph, ids)
-        vals["similarity_pca"] = m.scholarly_similarity(ctx.embedding, ids)
-        for attr, (col, _, _) in ATTRIBUTES.items():
-            labels = ctx.authors[col].reindex(ids).tolist()
-            vals[f"diversity_{attr}"] = m.diversity(labels, DIVERSITY_CATEGORIES[attr], mode=mode)
-            vals[f"parity_{attr}"] = m.parity(labels, ctx.reference[attr], mode=mode)
-        task = g[task_col].iloc[0] if task_col in g.columns else None
+    names = names.reset_index(drop=True)
+    if names.empty:
+        return pd.DataFrame([], columns=[*keys, "metric_name", "metric_value"])
+    clean = names["clean_name"].tolist()
+    ids = names["author_id"].tolist()
+    has_id = names["author_id"].notna().to_numpy()
+    # one label per row and attribute, looked up once (unmatched rows are never read)
+    labels = {}
+    for attr, (col, _, _) in ATTRIBUTES.items():
+        lab = np.full(len(names), None, dtype=object)
+        lab[has_id] = ctx.authors[col].reindex(names["author_id"][has_id]).to_numpy(dtype=object)
+        labels[attr] = lab.tolist()
+    tasks = names[task_col] if task_col in names.columns else pd.Series(None, index=names.index, dtype=object)
+    flags = np.full(len(names), np.nan, dtype=object)
+    for (task, param), rows in names[tasks.isin(list(TASK_FACTUALITY))].groupby([task_col, param_col], sort=False).groups.items():
+        flags[names.index.get_indexer(rows)] = _task_flags(names.loc[rows, "author_id"], ctx, task, param).to_numpy(dtype=object)
+    flags = flags.tolist()
+    task_list = tasks.tolist()
+    key_rows = names[list(keys)].itertuples(index=False, name=None)
+    key_rows = list(key_rows)
+    out = []
+    for pos in _group_positions(names, keys):
+        pos = pos.tolist()
+        key = key_rows[pos[0]]
+        g_clean = [clean[i] for i in pos]
+        vals = {"duplicates": m.duplicates(g_clean, mode=mode),
+                "factuality_author": m.factuality(g_clean, [ids[i] for i in pos])}
+        first = m.first_per_name(g_clean, pos)          # de-duplicated rows, first kept
+        fact = [i for i in first if has_id[i]]
+        fact_ids = [ids[i] for i in fact]
+        vals["connectedness"] = m.connectedness(ctx.graph, fact_ids)
+        vals["similarity_pca"] = m.scholarly_similarity(ctx.embedding, fact_ids)
+        for attr in ATTRIBUTES:
+            lab = [labels[attr][i] for i in fact]
+            vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
+            vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode)
+        task = task_list[pos[0]]
         if task in TASK_FACTUALITY:
-            flags = _task_flags(d["author_id"].reset_index(drop=True), ctx, task, g[param_col].iloc[0])
-            vals[TASK_FACTUALITY[task]] = m.task_factuality(d["clean_name"].tolist(), flags.tolist())
+            vals[TASK_FACTUALITY[task]] = m.task_factuality([clean[i] for i in first], [flags[i] for i in first])
         for name, v in vals.items():
             out.append((*key, name, v))
     return pd.DataFrame(out, columns=[*keys, "metric_name", "metric_value"])

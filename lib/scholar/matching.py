@@ -45,10 +45,14 @@ sits 0.01 below each threshold and the exact ≥ test follows.
 """
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import pickle
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -221,6 +225,59 @@ class NameIndex:
         block_keys = dict(zip(list(uk), zip(start.tolist(), end.tolist())))
         return cls(mode, gt["author_id"].to_numpy(), fields, _initial_ord(gt["first_name"].to_numpy()),
                    block_keys, owner, alt_ptr, alt)
+
+
+#: Author tables at least this large get their :class:`NameIndex` cached on disk
+#: (:func:`cached_index`); smaller ones are built faster than they are hashed and read back.
+CACHE_MIN_AUTHORS = 20_000
+_SOURCE_DIGEST = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def authors_digest(authors: pd.DataFrame) -> str:
+    """Content hash of what :meth:`NameIndex.build` reads from an authors table (author_id,
+    display_name, longest_name and every alternative name, in row order)."""
+    h = hashlib.sha256()
+    h.update(pd.util.hash_pandas_object(authors[["author_id", "display_name", "longest_name"]], index=False)
+             .to_numpy().tobytes())
+    alts = authors["alt_names"].map(lambda a: "L:" + "\x1f".join(map(str, a)) if _is_list(a) else f"V:{a!r}")
+    h.update(pd.util.hash_pandas_object(alts, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def cached_index(authors: pd.DataFrame, mode: Mode = "faithful", *, cache_dir: Path | str | None = None) -> NameIndex:
+    """:meth:`NameIndex.build`, kept on disk for large ground truths.
+
+    Building normalises every name form of every author (about a minute for the paper
+    profile's 480 000 authors) and notebooks 01 and 02 both need the two modes' indexes of the
+    same world, so the index is pickled under ``cache_dir`` (default ``lib.paths.CACHE /
+    "name_index"``), keyed by the mode, :func:`authors_digest` and the source of this module (a
+    change of the matching code rebuilds it). Tables below :data:`CACHE_MIN_AUTHORS` are built
+    directly. An unreadable cache file is rebuilt and replaced. The cached index is the built
+    one, so matches are identical.
+    """
+    if len(authors) < CACHE_MIN_AUTHORS:
+        return NameIndex.build(authors, mode)
+    if cache_dir is None:
+        from lib import paths
+
+        cache_dir = paths.CACHE / "name_index"
+    key = hashlib.sha256(f"{_SOURCE_DIGEST}|{mode}|{authors_digest(authors)}".encode()).hexdigest()[:24]
+    path = Path(cache_dir) / f"{mode}_{key}.pkl"
+    if path.is_file():
+        try:
+            with open(path, "rb") as fh:
+                index = pickle.load(fh)
+            if isinstance(index, NameIndex) and index.mode == mode:
+                return index
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError):
+            pass  # a torn or stale file: rebuild below
+    index = NameIndex.build(authors, mode)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        pickle.dump(index, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+    return index
 
 
 def _pass(a, b, thr, *, complete=False):

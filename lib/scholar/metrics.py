@@ -26,14 +26,35 @@ def _check_mode(mode):
         raise ValueError(f"mode must be 'faithful' or 'corrected', got {mode!r}")
 
 
-def _unique_ids(authors: Iterable) -> np.ndarray:
-    """Distinct non-missing ids, in first-seen order, with their natural dtype (fast lookups)."""
-    s = pd.Series(list(authors), dtype="object").dropna().infer_objects()
-    return pd.unique(s)
-
-
 def _isnull(x) -> bool:
     return x is None or (isinstance(x, float) and np.isnan(x)) or x is pd.NA
+
+
+def _unique_ids(authors: Iterable) -> np.ndarray:
+    """Distinct non-missing ids, in first-seen order, with their natural dtype (fast lookups):
+    int64 when every id is an integer, else object (what pandas' ``infer_objects`` gives)."""
+    ids = list(dict.fromkeys(x for x in authors if not _isnull(x)))
+    if ids and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in ids):
+        return np.array(ids, dtype=np.int64)
+    return pd.unique(pd.Series(ids, dtype="object").infer_objects())
+
+
+# pandas' drop_duplicates keeps one row per missing kind (None, NaN, NA are three distinct keys)
+_NULL_KEYS = {type(None): "<None>", float: "<NaN>", type(pd.NA): "<NA>"}
+
+
+def first_per_name(names: Sequence, values: Sequence) -> list:
+    """The values of the first row of each distinct name, in order: ``pd.DataFrame({name, value})
+    .drop_duplicates("name", keep="first")["value"]`` without building a frame (per-attempt
+    metrics call this once per attempt)."""
+    seen: set = set()
+    out = []
+    for n, v in zip(names, values):
+        k = (_NULL_KEYS.get(type(n), "<NaN>"),) if _isnull(n) else n
+        if k not in seen:
+            seen.add(k)
+            out.append(v)
+    return out
 
 
 # --- (1) refusal, (2) validity -------------------------------------------------------------
@@ -108,11 +129,6 @@ def consistency(list_of_name_sets: Sequence[Iterable], *, pairs: Literal["consec
     return float(np.mean(vals))
 
 
-def _dedup(names: Sequence, values: Sequence) -> pd.DataFrame:
-    df = pd.DataFrame({"name": list(names), "value": list(values)})
-    return df.drop_duplicates("name", keep="first")
-
-
 def factuality(names: Sequence, author_ids: Sequence) -> float:
     """Fact_i = |Û_i| / |U_i|: the share of distinct recommended names matched to a real author
     in D (paper eq. (5); reference §2.8 factuality_author).
@@ -121,10 +137,10 @@ def factuality(names: Sequence, author_ids: Sequence) -> float:
     are de-duplicated keeping the first row. Unmatched names count 0. Empty → NaN.
     Interpretation: 1 = every recommended scholar exists; in [0, 1].
     """
-    df = _dedup(names, author_ids)
-    if df.empty:
+    kept = first_per_name(list(names), list(author_ids))
+    if not kept:
         return float("nan")
-    return float(df["value"].map(lambda x: not _isnull(x)).mean())
+    return float(np.mean([not _isnull(x) for x in kept]))
 
 
 # --- task factuality (§3.5, reference §2.5) -------------------------------------------------
@@ -212,8 +228,11 @@ def task_factuality(names: Sequence, flags: Sequence) -> float:
     (reference §2.8 factuality_field / _epoch / _seniority; the flags of ``field_match``,
     ``epoch_match`` and ``seniority_match`` already encode each mode's treatment of unmatched
     names). No non-missing flag → NaN. In [0, 1]."""
-    df = _dedup(names, flags)
-    v = pd.to_numeric(df["value"], errors="coerce").dropna()
+    kept = first_per_name(list(names), list(flags))
+    if all(isinstance(x, (int, float, np.integer, np.floating)) or _isnull(x) for x in kept):
+        v = np.array([x for x in kept if not _isnull(x)], dtype=float)
+    else:  # text or other flags: numeric coercion as pandas (unparsable -> missing)
+        v = pd.to_numeric(pd.Series(kept, dtype="object"), errors="coerce").dropna().to_numpy(dtype=float)
     return float(v.mean()) if len(v) else float("nan")
 
 
@@ -237,20 +256,50 @@ class CoauthorGraph:
         n = len(ids)
         a = sparse.coo_matrix((np.ones(keep.sum(), dtype=np.int8), (s[keep], d[keep])), shape=(n, n)).tocsr()
         self.adj = ((a + a.T) > 0).astype(np.int8).tocsr()
+        self._local: np.ndarray | None = None  # scratch map node -> position in the current subgraph
 
     def component_sizes(self, authors: Iterable) -> np.ndarray:
-        """Sizes of the connected components of G[authors] (ids absent from G are singletons)."""
-        from scipy.sparse.csgraph import connected_components
+        """Sizes of the connected components of G[authors] (ids absent from G are singletons).
 
+        Order: the components in order of their first member in ``authors`` (distinct ids,
+        first-seen order; what ``scipy.sparse.csgraph.connected_components`` on the induced
+        subgraph gives), then one 1 per id absent from G. The induced edges are gathered from
+        the adjacency rows of the members at once and joined with a union-find, which for
+        recommendation lists of tens of authors is much cheaper than slicing the sparse matrix.
+        """
         ids = _unique_ids(authors)
         pos = self.index.get_indexer(ids)
         inside = pos[pos >= 0]
         n_out = int((pos < 0).sum())
         if inside.size == 0:
             return np.ones(n_out, dtype=np.int64)
-        sub = self.adj[inside][:, inside]
-        _, lab = connected_components(sub, directed=False)
-        return np.r_[np.bincount(lab), np.ones(n_out, dtype=np.int64)].astype(np.int64)
+        k = inside.size
+        # position of each member in the subgraph, -1 elsewhere (a scratch array kept between calls)
+        local = self._local if self._local is not None else np.full(self.adj.shape[0], -1, dtype=np.int64)
+        self._local = None  # in use: a re-entrant call allocates its own
+        local[inside] = np.arange(k)
+        start = self.adj.indptr[inside]
+        deg = self.adj.indptr[inside + 1] - start
+        # the members' adjacency rows concatenated: entry j of row r sits at start[r] + j
+        flat = np.repeat(start - (np.cumsum(deg) - deg), deg) + np.arange(deg.sum())
+        rows, nbr = np.repeat(np.arange(k), deg), local[self.adj.indices[flat]]
+        local[inside] = -1
+        self._local = local
+        keep = nbr >= 0
+        parent = list(range(k))
+
+        def root(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for a, b in zip(rows[keep].tolist(), nbr[keep].tolist()):
+            ra, rb = root(a), root(b)
+            if ra != rb:  # the smaller index is the root: components keep first-member order
+                parent[max(ra, rb)] = min(ra, rb)
+        sizes = np.bincount([root(x) for x in range(k)], minlength=k)
+        return np.r_[sizes[sizes > 0], np.ones(n_out, dtype=np.int64)].astype(np.int64)
 
 
 def _as_graph(graph) -> CoauthorGraph:
@@ -349,10 +398,10 @@ def scholarly_similarity(embedding: pd.DataFrame, authors: Iterable) -> float:
     ids = _unique_ids(authors)
     if len(ids) <= 1:
         return float("nan")
-    missing = [i for i in ids if i not in embedding.index]
-    if missing:
-        raise KeyError(f"scholarly_similarity: author id {missing[0]!r} is not in the similarity embedding")
-    z = embedding.loc[list(ids)].to_numpy()
+    pos = embedding.index.get_indexer(ids)
+    if (pos < 0).any():
+        raise KeyError(f"scholarly_similarity: author id {ids[int(np.argmax(pos < 0))]!r} is not in the similarity embedding")
+    z = embedding.to_numpy()[pos]
     g = z @ z.T
     iu = np.triu_indices(len(ids), k=1)
     return float(g[iu].mean())
