@@ -9,7 +9,8 @@ notebooks (01, 02, 05, 06) write::
 
 - ``cfg.llm.base_url`` is None (the embedded default, DESIGN §3): the synthetic world of
   (``cfg.seed``, ``cfg.world.n_authors``) is loaded (parquet cache), a panel is built over it and
-  served on 127.0.0.1 on a free port for the duration of the ``with`` block. The panel needs no
+  served on 127.0.0.1 on a free port, by a server process of its own, for the duration of the
+  ``with`` block (``llm.panel_transport`` offers a thread or no socket instead). The panel needs no
   key, so the endpoint carries none and nothing reads the profile's ``api_key_env``. The panel
   answers by model *key* (it keeps grounded and plain Gemini apart).
 - Otherwise the profile's endpoint is returned as is (``Endpoint.from_profile``): the key is read
@@ -25,6 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -77,18 +84,33 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
     """Yield the :class:`~lib.llm.client.Endpoint` the profile ``cfg`` asks for (see module doc).
 
     Panel options (ignored for a real endpoint): ``world``, a loaded
-    :class:`lib.groundtruth.world.World` to reuse (else it is loaded from ``cfg``);
+    :class:`lib.groundtruth.world.World` to serve (else the world of ``cfg`` from its cache);
     ``with_world=False`` starts a panel without a ground truth (enough for the authority and
     AttriBench prompts, which do not ask for scholars); ``cache_dir`` for the world cache;
-    ``panel_kw`` goes to :class:`lib.panel.Panel` (e.g. ``quotes=``, ``faults=``).
-    The panel is stopped and its port closed when the block exits, also on an exception.
-    ``in_process=True`` (or the profile's ``llm.panel_transport: in_process``) serves no port: the endpoint carries a :class:`PanelTransport` (its
-    ``base_url`` is :data:`IN_PROCESS_URL`) and the same client code talks to the panel directly,
-    with identical answers at about half the CPU time per request.
+    ``panel_kw`` goes to :class:`lib.panel.Panel` (``quotes=``, ``faults=``).
+
+    How the panel is reached follows ``llm.panel_transport`` (``in_process=True`` forces the last):
+
+    - ``http`` (default): a server process of its own (``python -m lib.panel serve``) on a free
+      port of 127.0.0.1, as a real endpoint is. Client and panel then run on separate cores
+      instead of sharing one interpreter lock, which halves the wall time of a collection.
+    - ``http_thread``: the same server on a thread of this process (one interpreter lock).
+    - ``in_process``: no port; the endpoint carries a :class:`PanelTransport` (its ``base_url``
+      is :data:`IN_PROCESS_URL`) and the same client code talks to the panel directly.
+
+    All three give identical answers. The panel is stopped and its port closed when the block
+    exits, also on an exception; a server process also stops by itself if this process dies.
     """
     llm = cfg.llm
     if llm.base_url is not None:
         yield Endpoint.from_profile(llm)
+        return
+    mode = "in_process" if in_process else getattr(llm, "panel_transport", "http")
+    if mode == "http":
+        with _panel_process(cfg, world=world if with_world else None, with_world=with_world,
+                            cache_dir=cache_dir, **panel_kw) as base_url:
+            # the panel never asks for a key: api_key_env=None whatever the profile names
+            yield Endpoint.from_profile(llm, base_url=base_url, api_key_env=None)
         return
     from lib.panel import Panel, serve_in_thread
 
@@ -100,16 +122,97 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
         panel = Panel.from_world(world, cfg.seed, **panel_kw)
     else:
         panel = Panel(cfg.seed, **panel_kw)
-    if in_process or getattr(llm, "panel_transport", "http") == "in_process":
+    if mode == "in_process":
         yield replace(Endpoint.from_profile(llm, base_url=IN_PROCESS_URL, api_key_env=None),
                       transport=PanelTransport(panel))
         return
     base_url, stop = serve_in_thread(panel)
     try:
-        # the panel never asks for a key: api_key_env=None whatever the profile names
         yield Endpoint.from_profile(llm, base_url=base_url, api_key_env=None)
     finally:
         stop()
+
+
+#: seconds a panel server process may take to load its world and print its address
+PANEL_START_TIMEOUT_S = 600.0
+
+
+@contextmanager
+def _panel_process(cfg, *, world=None, with_world: bool = True, cache_dir=None, quotes=None,
+                   faults=None) -> Iterator[str]:
+    """Run ``python -m lib.panel serve`` for ``cfg`` in a child process; yield its base URL.
+
+    The child reads the world from its folder (``world.source``, the cache entry of ``cfg``, or
+    a temporary copy of a world that was never saved) and quotes given as a table from a
+    temporary parquet. Its stderr goes to a temporary log whose tail is shown if it fails to start.
+    """
+    from lib import paths
+
+    with tempfile.TemporaryDirectory(prefix="panel_") as tmp:
+        tmp = Path(tmp)
+        cmd = [sys.executable, "-m", "lib.panel", "serve", "--seed", str(int(cfg.seed)), "--port", "0",
+               "--parent-pid", str(os.getpid())]
+        if not with_world:
+            cmd.append("--no-world")
+        else:
+            from lib.groundtruth import world as gw
+
+            if world is None:
+                folder = gw.ensure_world(cfg.seed, cfg.world.n_authors, cache_dir=cache_dir)
+            elif world.source is not None:
+                folder = world.source
+            else:
+                folder = gw.save_world(world, tmp / "world")
+            cmd += ["--world-dir", str(folder)]
+        if quotes is not None:
+            if isinstance(quotes, pd.DataFrame):
+                quotes.to_parquet(tmp / "quotes.parquet", index=False)
+                quotes = tmp / "quotes.parquet"
+            cmd += ["--quotes", str(quotes)]
+        if faults is not None and faults.spec():
+            cmd += ["--faults", faults.spec()]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(paths.ROOT), os.environ.get("PYTHONPATH", "")])}
+        with open(tmp / "panel.log", "wb") as log_fh:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log_fh, cwd=paths.ROOT, env=env)
+        try:
+            base_url = _read_address(proc, tmp / "panel.log")
+            yield base_url
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            proc.stdout.close()
+
+
+def _read_address(proc, log_path: Path) -> str:
+    """The base URL the panel server prints first, or an error with its log's tail."""
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    deadline = time.monotonic() + PANEL_START_TIMEOUT_S
+    try:
+        while time.monotonic() < deadline:
+            if sel.select(timeout=0.5):
+                line = proc.stdout.readline().decode("utf-8", "replace").strip()
+                if line.startswith("http://"):
+                    return line
+                try:  # end of output: the server is exiting
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
+                break
+            if proc.poll() is not None:
+                break
+    finally:
+        sel.close()
+    tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:] if log_path.exists() else ""
+    reason = (f"exited with code {proc.returncode}" if proc.poll() is not None
+              else f"printed no address within {PANEL_START_TIMEOUT_S:.0f} s" if time.monotonic() >= deadline
+              else "closed its output without an address")
+    raise RuntimeError(f"the embedded panel server ({' '.join(proc.args[1:6])} ...) {reason}; its log:\n{tail}")
 
 
 # ---- collection tables ----------------------------------------------------------------------------

@@ -59,10 +59,11 @@ class LLMSettings(_Strict):
     max_concurrency: int = Field(default=8, gt=0)
     request_timeout_s: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=3, ge=1, le=3)
-    #: the embedded panel only: "http" serves it on 127.0.0.1 (the default, DESIGN §3);
-    #: "in_process" hands requests to it through an httpx transport, no socket (about half the
-    #: CPU per request, same answers; the HTTP hop is then not exercised)
-    panel_transport: Literal["http", "in_process"] = "http"
+    #: the embedded panel only: "http" serves it from a process of its own on 127.0.0.1 (the
+    #: default, DESIGN §3); "http_thread" from a thread of the notebook's kernel (client and panel
+    #: then share one interpreter lock, about twice the wall time); "in_process" hands requests to
+    #: it through an httpx transport, no socket (same answers; the HTTP hop is not exercised)
+    panel_transport: Literal["http", "http_thread", "in_process"] = "http"
 
     @field_validator("api_key_env")
     @classmethod

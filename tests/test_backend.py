@@ -247,14 +247,24 @@ def _stored(root):
                   for r in RawStore(root).iter_records("t"))
 
 
-def test_in_process_panel_gives_the_http_answers_without_a_port(tmp_path, world, monkeypatch):
+def test_the_three_panel_transports_give_identical_answers(tmp_path, world, monkeypatch):
+    """The default serves the panel from a child process; a kernel thread and no socket at all
+    (in_process) store exactly the same attempts."""
     cfg = _profile(tmp_path)
     reqs = build_requests(llm_models.load_models().head(4), experiment="t", params=["top_5", "famous_female", "1950s"],
                           replicates=3, model_id="key")
     with backend.open_endpoint(cfg, world=world) as ep:
+        with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
+            server_pid = json.loads(r.read())["pid"]
+        assert server_pid != os.getpid(), "the default panel runs inside the notebook's process"
         http = collect(reqs, ep, store_root=tmp_path / "http")
+    with backend.open_endpoint(_profile(tmp_path, panel_transport="http_thread"), world=world) as ep:
+        with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
+            assert json.loads(r.read())["pid"] == os.getpid()
+        thread = collect(reqs, ep, store_root=tmp_path / "thread")
     served = []
     monkeypatch.setattr("lib.panel.serve_in_thread", lambda *a, **k: served.append(a))
+    monkeypatch.setattr(backend, "_panel_process", lambda *a, **k: served.append(a))
     with backend.open_endpoint(cfg, world=world, in_process=True) as ep:
         assert ep.base_url == backend.IN_PROCESS_URL and isinstance(ep.transport, backend.PanelTransport)
         inproc = collect(reqs, ep, store_root=tmp_path / "inproc")
@@ -262,20 +272,63 @@ def test_in_process_panel_gives_the_http_answers_without_a_port(tmp_path, world,
     with backend.open_endpoint(_profile(tmp_path, panel_transport="in_process"), world=world) as ep:   # the profile key
         assert isinstance(ep.transport, backend.PanelTransport)
     assert not served
-    assert http.attempts_written == inproc.attempts_written >= len(reqs)
-    assert _stored(tmp_path / "http") == _stored(tmp_path / "inproc")
+    assert http.attempts_written == thread.attempts_written == inproc.attempts_written >= len(reqs)
+    assert _stored(tmp_path / "http") == _stored(tmp_path / "thread") == _stored(tmp_path / "inproc")
     # the transport is not a profile key, and an endpoint built from a profile has none
     with pytest.raises(ValueError, match="unknown endpoint key 'transport'"):
         backend.Endpoint.from_dict({"base_url": "http://x/v1", "transport": object()})
 
 
-def test_in_process_panel_faults_reach_the_client_retry_loop(tmp_path, world):
+def test_a_world_never_saved_reaches_the_panel_process_through_a_temporary_copy(tmp_path, world):
+    """A world built in memory (no folder) is written for the child; a changed table is served as changed."""
+    edited = dataclasses.replace(world, authors=world.authors.assign(display_name="Ada Lovelace"), source=None)
+    cfg = _profile(tmp_path)
+    reqs = build_requests(llm_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
+    with backend.open_endpoint(cfg, world=edited) as ep:
+        collect(reqs, ep, store_root=tmp_path / "raw")
+    content = " ".join(str(r.get("content")) for r in RawStore(tmp_path / "raw").iter_records("t"))
+    assert "Ada Lovelace" in content
+
+
+def test_the_panel_process_reports_a_failed_start_with_its_log(tmp_path, world, monkeypatch):
+    cfg = _profile(tmp_path)
+    broken = dataclasses.replace(world, source=tmp_path / "no_such_world")
+    with pytest.raises(RuntimeError, match=r"(?s)exited with code [1-9].*no_such_world"):
+        with backend.open_endpoint(cfg, world=broken):
+            pass
+
+
+def test_a_panel_server_stops_when_its_parent_process_is_gone(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    server = subprocess.Popen([sys.executable, "-m", "lib.panel", "serve", "--seed", "1", "--no-world",
+                               "--parent-pid", str(parent.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert server.stdout.readline().decode().startswith("http://127.0.0.1:")
+        time.sleep(1.5)
+        assert server.poll() is None, "the server stopped while its parent was alive"
+        parent.kill()
+        parent.wait()
+        assert server.wait(timeout=15) == 0
+        assert b"parent process" in server.stderr.read()
+    finally:
+        for p in (parent, server):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+@pytest.mark.parametrize("in_process", [True, False], ids=["in_process", "process"])
+def test_panel_faults_reach_the_client_retry_loop(tmp_path, world, in_process):
     from lib.panel.faults import FaultConfig
 
     cfg = _profile(tmp_path)
     reqs = build_requests(llm_models.load_models().head(2), experiment="t", params=["top_5"], replicates=20,
                           model_id="key")
-    with backend.open_endpoint(cfg, world=world, in_process=True, faults=FaultConfig.parse("500=0.3")) as ep:
+    with backend.open_endpoint(cfg, world=world, in_process=in_process, faults=FaultConfig.parse("500=0.3")) as ep:
         ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)
         summary = collect(reqs, ep, store_root=tmp_path / "raw")
     assert summary.tries["server"] > 0 and summary.tries["ok"] >= len(reqs) - summary.api_error_attempts

@@ -45,7 +45,7 @@ BAD = [
     (GOOD + "promises: everything\n", ["key 'promises'"]),
     (GOOD + "real_data: {attribench_dir: /no/such/dir}\n", ["key 'real_data.attribench_dir'", "does not exist"]),
     (GOOD + "execution_timeout_s: 10 minutes\n", ["key 'execution_timeout_s'", "integer"]),
-    (GOOD + "llm: {panel_transport: socket}\n", ["key 'llm.panel_transport'", "'http'", "'in_process'"]),
+    (GOOD + "llm: {panel_transport: socket}\n", ["key 'llm.panel_transport'", "'http'", "'http_thread'", "'in_process'"]),
     ("- just\n- a list\n", ["profile.yaml", "expected a mapping"]),
     ("name: [unclosed\n", ["profile.yaml", "not valid YAML"]),
 ]

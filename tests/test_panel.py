@@ -504,6 +504,12 @@ def test_fault_rates_within_binomial_ci(authors, quotes):
     assert FaultConfig.parse("429=0.1,stall_s=3").rate_429 == 0.1
 
 
+def test_fault_config_round_trips_through_its_cli_string():
+    cfg = FaultConfig(rate_429=0.05, rate_stall=0.125, rate_truncated=1 / 3, retry_after_s=0.5, stall_s=7.0)
+    assert FaultConfig.parse(cfg.spec()) == cfg
+    assert FaultConfig().spec() == "" and FaultConfig.parse("") == FaultConfig()
+
+
 # ---- HTTP and CLI ------------------------------------------------------------------------------------
 
 def test_http_server_answers_real_requests(panel, golden):

@@ -54,6 +54,9 @@ class World:
     authorships: pd.DataFrame
     coauthorships: pd.DataFrame
     meta: dict = field(default_factory=dict)
+    #: the folder the tables were read from or saved to (None: built in memory and not saved);
+    #: a panel in another process reads the world from there
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     @property
     def synthetic(self) -> bool:
@@ -156,6 +159,7 @@ def save_world(world: World, directory: Path) -> Path:
         getattr(world, name).to_parquet(tmp, index=False)
         tmp.replace(directory / f"{name}.parquet")
     (directory / "meta.json").write_text(json.dumps(world.meta, indent=1))
+    world.source = directory
     return directory
 
 
@@ -165,7 +169,7 @@ def read_world(directory: Path) -> World:
     tables = {name: pd.read_parquet(directory / f"{name}.parquet") for name in TABLES}
     tables["authors"]["alt_names"] = tables["authors"]["alt_names"].map(list)
     meta = json.loads((directory / "meta.json").read_text())
-    return World(**tables, meta=meta)
+    return World(**tables, meta=meta, source=directory)
 
 
 def load_world(seed: int, n_authors: int, *, cache_dir: Path | None = None, rebuild: bool = False) -> World:
@@ -174,13 +178,26 @@ def load_world(seed: int, n_authors: int, *, cache_dir: Path | None = None, rebu
     ``cache_dir`` defaults to ``lib.paths.CACHE / "world"``; the entry is keyed by
     (seed, n_authors, generator version), so a new generator version never reads stale tables.
     """
-    if cache_dir is None:
-        from lib import paths
-
-        cache_dir = paths.CACHE / "world"
-    entry = Path(cache_dir) / cache_key(seed, n_authors)
+    entry = world_entry(seed, n_authors, cache_dir=cache_dir)
     if not rebuild and (entry / "meta.json").is_file():
         return read_world(entry)
     world = build_world(seed, n_authors)
     save_world(world, entry)
     return world
+
+
+def world_entry(seed: int, n_authors: int, *, cache_dir: Path | None = None) -> Path:
+    """The cache folder of the world (seed, n_authors): where :func:`load_world` reads and writes it."""
+    if cache_dir is None:
+        from lib import paths
+
+        cache_dir = paths.CACHE / "world"
+    return Path(cache_dir) / cache_key(seed, n_authors)
+
+
+def ensure_world(seed: int, n_authors: int, *, cache_dir: Path | None = None) -> Path:
+    """The cache folder of the world (seed, n_authors), building and saving it first if missing."""
+    entry = world_entry(seed, n_authors, cache_dir=cache_dir)
+    if not (entry / "meta.json").is_file():
+        load_world(seed, n_authors, cache_dir=cache_dir)
+    return entry

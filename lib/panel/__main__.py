@@ -1,8 +1,11 @@
 """CLI: ``python -m lib.panel serve --port N --seed S`` / ``python -m lib.panel truth --seed S``.
 
 The world comes from :func:`lib.groundtruth.world.load_world` (``--n-authors``, default the
-quick profile's size) or from an authors parquet (``--authors``); ``--quotes`` is an AttriBench
-quote table (parquet or CSV with quote, author|author_clean, race, gender, log10_hits).
+quick profile's size), from a folder written by ``save_world`` (``--world-dir``), from an authors
+parquet (``--authors``), or is left out (``--no-world``: enough for the authority and AttriBench
+prompts); ``--quotes`` is an AttriBench quote table (parquet or CSV with quote,
+author|author_clean, race, gender, log10_hits). ``serve --parent-pid P`` stops the server when
+process P is gone (the notebooks start it this way, :func:`lib.backend.open_endpoint`).
 """
 from __future__ import annotations
 
@@ -23,6 +26,11 @@ def _default_n_authors() -> int:
 
 def build_panel(args) -> Panel:
     faults = FaultConfig.parse(getattr(args, "faults", None))
+    if args.no_world:
+        return Panel(args.seed, quotes=args.quotes, faults=faults)
+    if args.world_dir:
+        from lib.groundtruth.world import read_world
+        return Panel.from_world(read_world(args.world_dir), args.seed, quotes=args.quotes, faults=faults)
     if args.authors:
         authors = pd.read_parquet(args.authors)
         return Panel(args.seed, authors, quotes=args.quotes, faults=faults)
@@ -39,18 +47,22 @@ def main(argv: list[str] | None = None) -> int:
         p = sub.add_parser(name)
         p.add_argument("--seed", type=int, required=True)
         p.add_argument("--n-authors", type=int, default=None, help="world size (default: quick profile)")
-        p.add_argument("--authors", default=None, help="authors parquet instead of the synthetic world")
+        src = p.add_mutually_exclusive_group()
+        src.add_argument("--authors", default=None, help="authors parquet instead of the synthetic world")
+        src.add_argument("--world-dir", default=None, help="a world folder written by lib.groundtruth.world.save_world")
+        src.add_argument("--no-world", action="store_true", help="no ground truth (authority and AttriBench prompts only)")
         p.add_argument("--quotes", default=None, help="AttriBench quote table (parquet or CSV)")
         if name == "serve":
             p.add_argument("--port", type=int, default=0, help="0 picks a free port")
             p.add_argument("--faults", default=None, help='e.g. "429=0.02,500=0.01,stall=0.005,stall_s=5"')
+            p.add_argument("--parent-pid", type=int, default=None, help="stop when this process is gone")
         else:
             p.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     args = ap.parse_args(argv)
     panel = build_panel(args)
     if args.command == "serve":
         from lib.panel.server import serve_forever
-        serve_forever(panel, args.port)
+        serve_forever(panel, args.port, parent_pid=args.parent_pid)
         return 0
     from lib.panel.expected import truth
     text = json.dumps(truth(args.seed, panel=panel), indent=1, ensure_ascii=False)

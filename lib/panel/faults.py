@@ -47,6 +47,13 @@ class FaultConfig:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    def spec(self) -> str:
+        """The CLI string :meth:`parse` reads back into this configuration (``""`` when fault-free)."""
+        if not any(self.rates().values()):
+            return ""
+        parts = [f"{k}={v!r}" for k, v in self.rates().items() if v]
+        return ",".join(parts + [f"retry_after_s={self.retry_after_s!r}", f"stall_s={self.stall_s!r}"])
+
     @classmethod
     def parse(cls, spec: str | None) -> "FaultConfig":
         """From a CLI string such as ``"429=0.02,500=0.01,stall=0.005,stall_s=5"``."""

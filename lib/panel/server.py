@@ -6,6 +6,7 @@ holds the connection for ``stall_s`` seconds (interruptible by shutdown) before 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -42,7 +43,7 @@ def _make_handler(panel: Panel, stopping: threading.Event):
             if path in ("/v1/models", "/models"):
                 self._send(200, panel.models())
             elif path in ("/health", "/v1/health"):
-                self._send(200, {"status": "ok", "seed": panel.seed})
+                self._send(200, {"status": "ok", "seed": panel.seed, "pid": os.getpid()})
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error",
                                            "code": "not_found"}})
@@ -93,17 +94,40 @@ def serve_in_thread(panel: Panel, port: int = 0, host: str = HOST):
     return base_url, stop
 
 
-def serve_forever(panel: Panel, port: int = 0, host: str = HOST) -> None:
-    """Serve until SIGTERM/SIGINT; the first stdout line is the base URL."""
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still exists (signal 0 checks without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def serve_forever(panel: Panel, port: int = 0, host: str = HOST, *, parent_pid: int | None = None) -> None:
+    """Serve until SIGTERM/SIGINT; the first stdout line is the base URL.
+
+    With ``parent_pid`` the server also stops when that process is gone (checked every second),
+    so a panel started by a notebook kernel never outlives a kernel that was killed.
+    """
     server, stopping = make_server(panel, port, host)
     print(f"http://{host}:{server.server_address[1]}/v1", flush=True)
 
-    def _stop(signum, frame):
+    def _stop(signum=None, frame=None):
         stopping.set()
         threading.Thread(target=server.shutdown, daemon=True).start()
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    if parent_pid is not None:
+        def _watch() -> None:
+            while not stopping.wait(1.0):
+                if not _alive(parent_pid):
+                    print(f"parent process {parent_pid} is gone", file=sys.stderr, flush=True)
+                    _stop()
+                    return
+        threading.Thread(target=_watch, daemon=True).start()
     try:
         server.serve_forever(poll_interval=0.1)
     finally:
