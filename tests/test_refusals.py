@@ -93,6 +93,40 @@ def test_assign_reasons_mean_over_seeds_argmax_and_cache(tmp_path):
     assert assign_reasons([], cache=cache).empty
 
 
+def test_embedding_cache_keeps_finished_chunks_when_encoding_fails(tmp_path, monkeypatch):
+    """A crash in the middle of embedding loses only the chunk being encoded; the rerun encodes the rest."""
+    monkeypatch.setattr(EmbeddingCache, "chunk", 4)
+    texts = [f"refusal text number {i}" for i in range(10)]
+
+    class Flaky(BagOfWords):
+        def __call__(self, batch):
+            if len(self.calls) == 2:
+                raise RuntimeError("kernel died")
+            return super().__call__(batch)
+
+    with pytest.raises(RuntimeError, match="kernel died"):
+        EmbeddingCache(Flaky(), cache_dir=tmp_path, name="bow").encode(texts)
+    enc = BagOfWords()
+    again = EmbeddingCache(enc, cache_dir=tmp_path, name="bow").encode(texts)
+    assert sum(len(c) for c in enc.calls) == 2          # 8 of 10 were saved before the failure
+    expected = BagOfWords()(texts)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    np.testing.assert_allclose(again, expected, rtol=1e-6)
+
+
+def test_embedding_cache_reads_the_earlier_one_array_per_text_layout(tmp_path):
+    texts = ["lack of information", "unethical request"]
+    vecs = BagOfWords()(texts)
+    np.savez(tmp_path / "bow.npz", **{hashlib.sha256(t.encode()).hexdigest(): v for t, v in zip(texts, vecs)})
+    enc = BagOfWords()
+    cache = EmbeddingCache(enc, cache_dir=tmp_path, name="bow")
+    got = cache.encode(texts + ["contradictory request"])
+    assert [len(c) for c in enc.calls] == [1]
+    np.testing.assert_allclose(got[:2], vecs / np.linalg.norm(vecs, axis=1, keepdims=True), rtol=1e-6)
+    with np.load(tmp_path / "bow.npz") as z:                 # rewritten in the two-array layout
+        assert sorted(z.files) == ["keys", "vectors"] and z["vectors"].shape == (3, 256)
+
+
 @pytest.mark.slow
 def test_minilm_assigns_the_papers_table_a2_examples(tmp_path, monkeypatch):
     """Table A.2 texts (paper App. A.4) land in their published categories with the real model."""
