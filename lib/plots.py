@@ -13,6 +13,8 @@ table holds, in the given orders, and labels every artist with its hue value.
   :data:`REASON_COLORS` for the refusal reasons.
 - :func:`line_grid`: a grid of line charts with shaded confidence bands (rows × metric panels,
   one line per hue; LLMScholarBench Fig. 3 and C.12).
+- :func:`line_handles`: the first line per label over panels, for a shared legend;
+  :func:`freeze_ticks`: fixes the ticks of many identical panels to the first one's (speed).
 - :func:`share_bars`: horizontal bars of shares per category, faceted by column (and row), with
   bars per hue side by side or stacked, and an optional "N=" note per panel (Fig. A.3–A.5).
 """
@@ -25,6 +27,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # noqa: E402  (headless: papermill and the tests)
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 
@@ -164,27 +167,59 @@ def line_grid(df: pd.DataFrame, *, x: str, y: str = "mean", low: str = "ci_low",
                 if ylim is not None:
                     ax.set_ylim(*ylim)
             if legend == "row":
-                seen = _line_handles(axes[i])
+                seen = line_handles(axes[i])
                 if seen:
                     axes[i][-1].legend(list(seen.values()), list(seen), loc="center left", bbox_to_anchor=(1.02, 0.5))
         if suptitle:
             fig.suptitle(suptitle)
         fig.tight_layout()
         if legend == "figure":
-            seen = _line_handles(axes.ravel())
+            seen = line_handles(axes.ravel())
             if seen:
                 fig.legend(list(seen.values()), list(seen), loc="lower center", bbox_to_anchor=(0.5, 1.0),
                            ncol=min(len(seen), 6))
     return fig
 
 
-def _line_handles(axes) -> dict:
-    """The first line per label over ``axes`` (bands are labelled '_band' and skipped)."""
+def line_handles(axes) -> dict:
+    """The first line per label over ``axes``, in drawing order, for a legend shared by panels
+    (``{label: Line2D}``); lines labelled "_..." (matplotlib's hidden labels) are skipped and
+    bands are collections, so they never appear."""
     seen: dict[str, object] = {}
     for a in axes:
         for hd in a.get_lines():
-            seen.setdefault(hd.get_label(), hd)
+            label = hd.get_label()
+            if not label.startswith("_"):
+                seen.setdefault(label, hd)
     return seen
+
+
+def freeze_ticks(axes) -> None:
+    """Fix the tick positions of panels that share the first panel's limits and size to the
+    positions its locator chooses now, those inside the view (the ones drawn; call once the
+    layout is final).
+
+    Such panels get the same automatic ticks anyway; without this matplotlib re-runs every
+    panel's locator at every draw (twice per ``bbox_inches="tight"`` save), seconds on the
+    ~200 panels of a per-model figure. Axes already on fixed ticks, or with other limits or
+    size, are left alone.
+    """
+    axes = list(axes)
+    if not axes:
+        return
+    first = axes[0]
+    size = first.get_position().size
+    same = [a for a in axes if np.allclose(a.get_position().size, size, rtol=1e-9, atol=0)]
+    for name, lim in (("xaxis", "get_xlim"), ("yaxis", "get_ylim")):
+        axis = getattr(first, name)
+        if isinstance(axis.get_major_locator(), mticker.FixedLocator):
+            continue
+        lo, hi = sorted(axis.get_view_interval())
+        tol = 1e-10 * (hi - lo)  # as matplotlib's own test of which ticks to draw
+        locs = [v for v in axis.get_majorticklocs() if lo - tol <= v <= hi + tol]
+        for a in same:
+            if np.allclose(getattr(a, lim)(), getattr(first, lim)(), rtol=1e-12, atol=0):
+                getattr(a, name).set_major_locator(mticker.FixedLocator(locs))
 
 
 def share_bars(df: pd.DataFrame, *, category: str, value: str = "share", col: str,

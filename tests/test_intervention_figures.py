@@ -192,3 +192,29 @@ def test_temperature_by_model_rows_and_nine_panels():
     assert fig.axes[9].get_xlabel() == "temperature" and fig.axes[0].get_xlabel() == ""
     assert sorted(t.get_text() for lg in fig.legends for t in lg.get_texts()) == ["Open", "Proprietary"]
     plt.close(fig)
+
+
+def test_by_model_band_leaves_a_gap_at_a_missing_bound_and_bounds_are_plotted():
+    cur = _curves({"model": ["m-a"]}, metrics=["validity_pct"], temps=(0.0, 1.0, 2.0, 3.0, 4.0))
+    cur.loc[cur["temperature"] == 2.0, "ci_low"] = np.nan              # e.g. a single value's t-interval
+    cur["access"] = "open"
+    fig = ifig.temperature_by_model(cur, metrics=["validity_pct"])
+    (band,) = fig.axes[0].collections
+    polys = [p.vertices for p in band.get_paths()]
+    assert len(polys) == 2                                              # T 0–1 and 3–4, nothing at T = 2
+    assert sorted({x for p in polys for x in p[:, 0]}) == [0.0, 1.0, 3.0, 4.0]
+    assert {tuple(np.round(v, 9)) for v in polys[0]} == {(0.0, 0.05), (1.0, 0.25), (0.0, 0.15), (1.0, 0.35)}
+    plt.close(fig)
+
+
+def test_many_panels_share_the_first_panels_ticks_and_hide_inner_labels():
+    cur = _curves({"model": [f"m{i}" for i in range(8)]})
+    cur["access"] = "open"
+    fig = ifig.temperature_by_model(cur)                                # 72 panels: the fixed-margin layout
+    first = fig.axes[0]
+    assert all(list(a.yaxis.get_majorticklocs()) == list(first.yaxis.get_majorticklocs()) for a in fig.axes)
+    assert all(list(a.xaxis.get_majorticklocs()) == list(first.xaxis.get_majorticklocs()) for a in fig.axes)
+    assert set(first.xaxis.get_majorticklocs()) >= {0.0, 2.0}            # the temperature range
+    assert not fig.axes[1].yaxis.get_tick_params()["labelleft"] and first.yaxis.get_tick_params()["labelleft"]
+    assert not first.xaxis.get_tick_params()["labelbottom"] and fig.axes[-1].xaxis.get_tick_params()["labelbottom"]
+    plt.close(fig)

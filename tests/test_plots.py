@@ -125,3 +125,30 @@ def test_line_grid_figure_legend_collects_every_hue(curves):
     plt.close(fig)
     with pytest.raises(ValueError, match="legend must be"):
         plots.line_grid(curves, x="temperature", hue="group", col="metric_name", legend="first")
+
+
+def test_line_handles_first_line_per_label_skipping_hidden():
+    fig, (a, b) = plt.subplots(1, 2)
+    first = a.plot([0, 1], [0, 1], label="Open")[0]
+    a.plot([0, 1], [1, 0], label="_hidden")
+    b.plot([0, 1], [0, 1], label="Open")
+    other = b.plot([0, 1], [1, 1], label="Proprietary")[0]
+    b.fill_between([0, 1], [0, 0], [1, 1], label="Band")          # a collection, never a handle
+    assert plots.line_handles([a, b]) == {"Open": first, "Proprietary": other}
+    plt.close(fig)
+
+
+def test_freeze_ticks_fixes_the_first_panels_visible_ticks():
+    fig, axes = plt.subplots(2, 2)
+    for ax in axes.flat:
+        ax.set_ylim(-0.1, 1.3)
+        ax.set_xlim(0, 2)
+    axes[1][1].set_ylim(0, 10)                                        # other limits: left alone
+    auto = axes[0][0].yaxis.get_majorticklocs()
+    plots.freeze_ticks(axes.flat)
+    want = [v for v in auto if -0.1 <= v <= 1.3]
+    for ax in (axes[0][0], axes[0][1], axes[1][0]):
+        assert list(ax.yaxis.get_majorticklocs()) == want
+    assert list(axes[1][1].yaxis.get_majorticklocs()) == list(axes[1][1].yaxis.get_major_locator()())
+    assert type(axes[1][1].yaxis.get_major_locator()).__name__ == "AutoLocator"
+    plt.close(fig)
