@@ -242,6 +242,20 @@ def published_values(paper: str, *, resources: Path | None = None) -> pd.DataFra
     return out
 
 
+
+def published_rows(paper: str, artifact: str, *, resources: Path | None = None) -> dict[str, dict[str, float]]:
+    """The published values of one artifact as ``{row: {column: value}}`` on the comparison scale
+    (:func:`published_values`), in the file's order: for tables that print the paper's numbers
+    next to their own (e.g. at-tab2's ``paper_*`` columns), so those numbers live only in the CSV."""
+    pv = published_values(paper, resources=resources)
+    pv = pv[pv["artifact"] == artifact]
+    if pv.empty:
+        raise ValueError(f"published_rows: {RESOURCE_FILES[paper]} has no rows with artifact {artifact!r}")
+    out: dict[str, dict[str, float]] = {}
+    for row, column, value in zip(pv["row"], pv["column"], pv["published"]):
+        out.setdefault(row, {})[column] = float(value)
+    return out
+
 # ---- LLMScholarBench ----------------------------------------------------------------------------
 
 _LSB_WHICH = ("fig2", "model", "param")

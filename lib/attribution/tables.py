@@ -8,15 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from lib import published
 from lib.attribution import dataset as ds
 from lib.attribution.balance import LOWER_FAME_BOUND, Balanced
 
-#: Published values of paper Table 2 quoted in the text (§4.1, A.6; reference B.0). The RMS error
-#: of the selected runs is not given in the text.
-PAPER_TABLE2 = {
-    "intersectional": {"authors_per_group": 742, "quotes_per_group": 1991, "avg_fame": 5.03, "fame_range": 0.0017},
-    "multirace": {"authors_per_group": 831, "quotes_per_group": 1914, "avg_fame": 5.10, "fame_range": 0.0006},
-}
+#: The criteria of Table 2 (§4.1, A.6; reference B.0), in column order.
+TABLE2_CRITERIA = ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")
 
 
 def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
@@ -25,24 +22,30 @@ def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
     ``results``: {dataset name or (dataset, mode): Balanced}. Columns: ``dataset[, mode], runs,
     selected_run, authors_per_group, quotes_per_group, avg_fame, fame_range, rms_error`` and
     ``*_runs_mean`` for the five criteria over all runs. ``with_paper`` adds ``paper_*`` columns
-    with the published values (meaningful next to the released universe only).
+    with the published values the paper quotes in its text (rows at-tab2 of
+    ``lib/resources/at_published.csv``, read by :func:`lib.published.published_rows`; the RMS error
+    of the selected runs is not given, so no ``paper_rms_error``). Meaningful next to the released
+    universe only.
     """
+    paper = published.published_rows("attribution_bias", "at-tab2") if with_paper else {}
     rows = []
     for key, res in results.items():
         best = res.best_stats
         name, mode = key if isinstance(key, tuple) else (key, None)
         row = {"dataset": name, **({"mode": mode} if mode else {}), "runs": len(res.run_stats), "selected_run": res.best_run}
-        for c in ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error"):
+        for c in TABLE2_CRITERIA:
             row[c] = best[c]
-        for c in ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error"):
+        for c in TABLE2_CRITERIA:
             row[f"{c}_runs_mean"] = float(res.run_stats[c].mean())
-        if with_paper:
-            for c, v in PAPER_TABLE2.get(res.kind, {}).items():
-                row[f"paper_{c}"] = v
+        for c in TABLE2_CRITERIA:
+            if c in paper.get(res.kind, {}):
+                row[f"paper_{c}"] = paper[res.kind][c]
         rows.append(row)
     out = pd.DataFrame(rows)
     for c in ("authors_per_group", "quotes_per_group"):
         out[c] = out[c].astype(int)
+        if f"paper_{c}" in out and out[f"paper_{c}"].notna().all():
+            out[f"paper_{c}"] = out[f"paper_{c}"].astype(int)
     return out
 
 
