@@ -12,15 +12,19 @@ Nothing here is real data: the writers produce the *shape* of each release so th
   the companion's synthetic corpus and conditions, with answers drawn from a seeded stream;
 - :func:`write_attribench_release`: the five AttriBench CSVs with the release's headers
   (:mod:`lib.attribution.dataset`), from a small synthetic twin;
-- :func:`write_ground_truth`: a small world as the ground-truth release (the writer of
-  tests/test_groundtruth_release.py, for lib.groundtruth.release);
+- :func:`write_release`: a small world as the ground-truth release in one of its three layouts
+  (reference tarball + side files, unpacked folder, one tarball; :func:`release_tables` holds its
+  CSV tables), for lib.groundtruth.release and tests/test_groundtruth_release.py;
+  :func:`write_ground_truth` writes the folder layout;
 - :func:`write_tiny_release`: all of the above under one folder, in the ``downloads/`` names of
   ``params/release.yaml``.
 """
 from __future__ import annotations
 
+import io
 import json
 import random
+import tarfile
 from pathlib import Path
 from typing import Sequence
 
@@ -274,16 +278,138 @@ def write_attribench_release(root: Path, *, n_authors: int = 400, seed: int = 7)
     return out
 
 
-# ---- all four -----------------------------------------------------------------------------------
-def write_ground_truth(root: Path, world) -> Path:
-    """``world`` as the LLMScholarBench ground-truth release (unpacked-folder layout), written with the
-    writer of tests/test_groundtruth_release.py, the reader's own tests (lib.groundtruth.release)."""
-    from test_groundtruth_release import write_release
+# ---- LLMScholarBench ground truth ---------------------------------------------------------------
+_LONG_ETHNICITY = {"Black": "Black or African American", "Hispanic": "Hispanic or Latino"}
+_TOPICS = {"Condensed Matter Physics": 1001, "Education": 1002}
+TARBALL_CSVS = ("authors_demographics.csv", "authors_stats.csv", "authors_aps_stats.csv", "authors_mapping.csv",
+                "publications.csv", "publications_mapping.csv", "authorships.csv", "publications_topic.csv",
+                "topics.csv")
 
+
+def release_tables(world) -> dict[str, pd.DataFrame]:
+    """The world as the release's CSV tables, with the reference's column sets and quirks."""
+    a = world.authors.sort_values("author_id")
+    demo = pd.DataFrame({
+        "id_author": a["author_id"], "display_name": a["display_name"], "created_date": "2023-01-01",
+        "updated_date": "2024-01-01", "orcid": "", "gender_nq": "Unknown",
+        "alternative_names": a["alt_names"].map(lambda x: str(list(x))), "longest_name": a["longest_name"],
+        "last_name": a["longest_name"].str.split().str[-1], "first_name": a["longest_name"].str.split().str[0],
+        "ethnicity_dx": a["perceived_ethnicity"].map(lambda e: _LONG_ETHNICITY.get(e, e)), "ethnicity_ec": "",
+        "ethnicity": a["perceived_ethnicity"].map(lambda e: _LONG_ETHNICITY.get(e, e)),
+        "gender": a["perceived_gender"]})
+    stats = pd.DataFrame({
+        "id_author": a["author_id"], "name": a["display_name"], "created_date": "2023-01-01",
+        "updated_date": "2024-01-01", "orcid": "", "works_count": a["works_count"],
+        "cited_by_count": a["cited_by_count"], "h_index": a["h_index"], "i10_index": a["i10_index"],
+        "two_year_mean_citedness": 1.5, "min_year": a["career_start"], "max_year": a["career_end"],
+        "career_age": a["career_age"], "e_index": 0.5, "citations_per_paper_age": a["citations_per_paper_age"],
+        "rr1_rank_publications": a["works_count"].rank(method="min", ascending=False).astype(int),
+        "rr1_rank_publications_percentile": 50.0,
+        "rr2_rank_citations": a["cited_by_count"].rank(method="min", ascending=False).astype(int),
+        "rr2_rank_citations_percentile": 50.0})
+    aps = pd.DataFrame({
+        "id_author": a["author_id"], "aps_works_count": a["aps_works_count"],
+        "aps_cited_by_count": a["aps_cited_by_count"], "aps_h_index": a["h_index"], "aps_i10_index": a["i10_index"],
+        "aps_e_index": 0.0,
+        "aps_years_of_activity": [f"[{s}, {e}]" for s, e in zip(a["career_start"], a["career_end"])],
+        "aps_career_age": a["career_age"], "aps_citations_per_paper_age": 0.1})
+    mapping = pd.DataFrame({"id_author_oa": np.r_[a["author_id"], a["author_id"][:5]],
+                            "id_author_aps": np.arange(len(a) + 5) + 900_000})
+    p = world.publications.sort_values("publication_id")
+    pubs = pd.DataFrame({"id_publication": p["publication_id"], "doi": p["doi"], "title": "t",
+                         "publication_date": [f"{y}-03-01" for y in p["year"]], "language": "en",
+                         "cited_by_count": p["cited_by_count"]})
+    pmap = pd.DataFrame({"oa_id": p["publication_id"], "aps_id": np.arange(len(p)), "id_journal": 1})
+    ships = world.authorships.assign(id_institution=7).rename(columns={"publication_id": "id_publication",
+                                                                       "author_id": "id_author"})
+    ships = pd.concat([ships, ships.iloc[:3].assign(id_institution=8)])  # one row per institution
+    topic_of = {s: _TOPICS.get(s, 2000 + i) for i, s in enumerate(sorted(p["subfield"].unique()))}
+    ptopic = pd.DataFrame({"id_publication": p["publication_id"], "id_topic": p["subfield"].map(topic_of)})
+    topics = pd.DataFrame({"id_topic": list(topic_of.values()), "domain_name": "Physical Sciences",
+                           "field_name": "Physics and Astronomy", "subfield_name": list(topic_of)})
+    e = world.coauthorships
+    co = pd.concat([e[["src", "dst"]], e[["dst", "src"]].set_axis(["src", "dst"], axis=1),
+                    e[["src", "dst"]].iloc[:4], pd.DataFrame({"src": [e["src"].iloc[0]], "dst": [e["src"].iloc[0]]})])
+    return {"authors_demographics.csv": demo, "authors_stats.csv": stats, "authors_aps_stats.csv": aps,
+            "authors_mapping.csv": mapping, "publications.csv": pubs, "publications_mapping.csv": pmap,
+            "authorships.csv": ships, "publications_topic.csv": ptopic, "topics.csv": topics,
+            "coauthorships.csv": co}
+
+
+def pca_model_bytes(world) -> bytes:
+    """``pca_cosine_similarity_model.h5`` in the reference's HDF5 layout (§4.3 item 4)."""
+    import h5py
+
+    from lib.scholar.metrics import similarity_embedding
+
+    z = similarity_embedding(world.authors)
+    buf = io.BytesIO()
+    with h5py.File(buf, "w") as h:
+        h["ids"] = z.index.to_numpy()
+        h["embedding_"] = z.to_numpy()
+        h["explained_variance_ratio_"] = np.full(z.shape[1], 1.0 / z.shape[1])
+        h["pca/components_"] = np.eye(z.shape[1])
+        h["pca/mean_"] = np.zeros(z.shape[1])
+        h.attrs["meta_json"] = json.dumps({"feature_cols": ["works_count"], "n_components_": z.shape[1],
+                                           "rbf_sigma_": None, "embedding_l2_normalized_": True})
+    return buf.getvalue()
+
+
+def release_csv(df) -> bytes:
+    """A table as the release's CSV bytes."""
+    return df.to_csv(index=False).encode()
+
+
+def _targz(path: Path, members: dict[str, bytes]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def write_release(world, root: Path, layout: str, *, tables=None, raw: dict[str, bytes] | None = None) -> Path:
+    """``world`` as the ground-truth release in one of three layouts; returns the path to hand to
+    the importer (lib.groundtruth.release).
+
+    reference: GTBuilder/APS/data/final_dataset.tar.gz (final_dataset/<table>.csv) with the edge list
+               and the PCA model next to it in results/augmented_aps/ (reference §4.1, §5, §7);
+    folder:    every file unpacked under release/final_dataset/;
+    tarball:   one final_dataset.tar.gz holding every file, given as the path itself.
+    ``raw`` replaces a file's bytes (malformed-file tests).
+    """
+    from lib.groundtruth.release import PCA_MODEL
+
+    files = {n: release_csv(df) for n, df in (tables or release_tables(world)).items()}
+    files[PCA_MODEL] = pca_model_bytes(world)
+    files.update(raw or {})
+    files = {n: b for n, b in files.items() if b is not None}
+    if layout == "reference":
+        _targz(root / "GTBuilder/APS/data/final_dataset.tar.gz",
+               {f"final_dataset/{n}": b for n, b in files.items() if n in TARBALL_CSVS})
+        side = root / "results/augmented_aps"
+        side.mkdir(parents=True)
+        for n in set(files) - set(TARBALL_CSVS):
+            (side / n).write_bytes(files[n])
+        return root
+    if layout == "folder":
+        d = root / "release" / "final_dataset"
+        d.mkdir(parents=True)
+        for n, b in files.items():
+            (d / n).write_bytes(b)
+        return root
+    return _targz(root / "final_dataset.tar.gz", {f"final_dataset/{n}": b for n, b in files.items()})
+
+
+def write_ground_truth(root: Path, world) -> Path:
+    """``world`` as the LLMScholarBench ground-truth release, unpacked-folder layout (:func:`write_release`)."""
     write_release(world, root, "folder")
     return root
 
 
+# ---- all four -----------------------------------------------------------------------------------
 def write_tiny_release(root: Path, *, seed: int = 7, n_authors: int = 120) -> dict[str, Path]:
     """Every release under ``root`` in the folder names of params/release.yaml; returns {real_data key: folder}.
 

@@ -5,12 +5,9 @@ A small synthetic world is written in the exact release layout (reference §4.1�
 model), imported back and compared with the world it came from; missing and malformed files
 must be reported with their path.
 """
-import io
 import json
 import re
-import tarfile
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,126 +16,7 @@ import pytest
 from lib.groundtruth import release as rl
 from lib.groundtruth.loaders import load_tables
 from lib.groundtruth.world import build_world
-
-_LONG_ETHNICITY = {"Black": "Black or African American", "Hispanic": "Hispanic or Latino"}
-_TOPICS = {"Condensed Matter Physics": 1001, "Education": 1002}
-TARBALL_CSVS = ("authors_demographics.csv", "authors_stats.csv", "authors_aps_stats.csv", "authors_mapping.csv",
-                "publications.csv", "publications_mapping.csv", "authorships.csv", "publications_topic.csv",
-                "topics.csv")
-
-
-def release_tables(world) -> dict[str, pd.DataFrame]:
-    """The world as the release's CSV tables, with the reference's column sets and quirks."""
-    a = world.authors.sort_values("author_id")
-    demo = pd.DataFrame({
-        "id_author": a["author_id"], "display_name": a["display_name"], "created_date": "2023-01-01",
-        "updated_date": "2024-01-01", "orcid": "", "gender_nq": "Unknown",
-        "alternative_names": a["alt_names"].map(lambda x: str(list(x))), "longest_name": a["longest_name"],
-        "last_name": a["longest_name"].str.split().str[-1], "first_name": a["longest_name"].str.split().str[0],
-        "ethnicity_dx": a["perceived_ethnicity"].map(lambda e: _LONG_ETHNICITY.get(e, e)), "ethnicity_ec": "",
-        "ethnicity": a["perceived_ethnicity"].map(lambda e: _LONG_ETHNICITY.get(e, e)),
-        "gender": a["perceived_gender"]})
-    stats = pd.DataFrame({
-        "id_author": a["author_id"], "name": a["display_name"], "created_date": "2023-01-01",
-        "updated_date": "2024-01-01", "orcid": "", "works_count": a["works_count"],
-        "cited_by_count": a["cited_by_count"], "h_index": a["h_index"], "i10_index": a["i10_index"],
-        "two_year_mean_citedness": 1.5, "min_year": a["career_start"], "max_year": a["career_end"],
-        "career_age": a["career_age"], "e_index": 0.5, "citations_per_paper_age": a["citations_per_paper_age"],
-        "rr1_rank_publications": a["works_count"].rank(method="min", ascending=False).astype(int),
-        "rr1_rank_publications_percentile": 50.0,
-        "rr2_rank_citations": a["cited_by_count"].rank(method="min", ascending=False).astype(int),
-        "rr2_rank_citations_percentile": 50.0})
-    aps = pd.DataFrame({
-        "id_author": a["author_id"], "aps_works_count": a["aps_works_count"],
-        "aps_cited_by_count": a["aps_cited_by_count"], "aps_h_index": a["h_index"], "aps_i10_index": a["i10_index"],
-        "aps_e_index": 0.0,
-        "aps_years_of_activity": [f"[{s}, {e}]" for s, e in zip(a["career_start"], a["career_end"])],
-        "aps_career_age": a["career_age"], "aps_citations_per_paper_age": 0.1})
-    mapping = pd.DataFrame({"id_author_oa": np.r_[a["author_id"], a["author_id"][:5]],
-                            "id_author_aps": np.arange(len(a) + 5) + 900_000})
-    p = world.publications.sort_values("publication_id")
-    pubs = pd.DataFrame({"id_publication": p["publication_id"], "doi": p["doi"], "title": "t",
-                         "publication_date": [f"{y}-03-01" for y in p["year"]], "language": "en",
-                         "cited_by_count": p["cited_by_count"]})
-    pmap = pd.DataFrame({"oa_id": p["publication_id"], "aps_id": np.arange(len(p)), "id_journal": 1})
-    ships = world.authorships.assign(id_institution=7).rename(columns={"publication_id": "id_publication",
-                                                                       "author_id": "id_author"})
-    ships = pd.concat([ships, ships.iloc[:3].assign(id_institution=8)])  # one row per institution
-    topic_of = {s: _TOPICS.get(s, 2000 + i) for i, s in enumerate(sorted(p["subfield"].unique()))}
-    ptopic = pd.DataFrame({"id_publication": p["publication_id"], "id_topic": p["subfield"].map(topic_of)})
-    topics = pd.DataFrame({"id_topic": list(topic_of.values()), "domain_name": "Physical Sciences",
-                           "field_name": "Physics and Astronomy", "subfield_name": list(topic_of)})
-    e = world.coauthorships
-    co = pd.concat([e[["src", "dst"]], e[["dst", "src"]].set_axis(["src", "dst"], axis=1),
-                    e[["src", "dst"]].iloc[:4], pd.DataFrame({"src": [e["src"].iloc[0]], "dst": [e["src"].iloc[0]]})])
-    return {"authors_demographics.csv": demo, "authors_stats.csv": stats, "authors_aps_stats.csv": aps,
-            "authors_mapping.csv": mapping, "publications.csv": pubs, "publications_mapping.csv": pmap,
-            "authorships.csv": ships, "publications_topic.csv": ptopic, "topics.csv": topics,
-            "coauthorships.csv": co}
-
-
-def pca_model_bytes(world) -> bytes:
-    """``pca_cosine_similarity_model.h5`` in the reference's HDF5 layout (§4.3 item 4)."""
-    import h5py
-
-    from lib.scholar.metrics import similarity_embedding
-
-    z = similarity_embedding(world.authors)
-    buf = io.BytesIO()
-    with h5py.File(buf, "w") as h:
-        h["ids"] = z.index.to_numpy()
-        h["embedding_"] = z.to_numpy()
-        h["explained_variance_ratio_"] = np.full(z.shape[1], 1.0 / z.shape[1])
-        h["pca/components_"] = np.eye(z.shape[1])
-        h["pca/mean_"] = np.zeros(z.shape[1])
-        h.attrs["meta_json"] = json.dumps({"feature_cols": ["works_count"], "n_components_": z.shape[1],
-                                           "rbf_sigma_": None, "embedding_l2_normalized_": True})
-    return buf.getvalue()
-
-
-def _csv(df) -> bytes:
-    return df.to_csv(index=False).encode()
-
-
-def _tar(path: Path, members: dict[str, bytes]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
-def write_release(world, root: Path, layout: str, *, tables=None, raw: dict[str, bytes] | None = None) -> Path:
-    """The release in one of three layouts; returns the path to hand to the importer.
-
-    reference: GTBuilder/APS/data/final_dataset.tar.gz (final_dataset/<table>.csv) with the edge list
-               and the PCA model next to it in results/augmented_aps/ (reference §4.1, §5, §7);
-    folder:    every file unpacked under release/final_dataset/;
-    tarball:   one final_dataset.tar.gz holding every file, given as the path itself.
-    ``raw`` replaces a file's bytes (malformed-file tests).
-    """
-    files = {n: _csv(df) for n, df in (tables or release_tables(world)).items()}
-    files[rl.PCA_MODEL] = pca_model_bytes(world)
-    files.update(raw or {})
-    files = {n: b for n, b in files.items() if b is not None}
-    if layout == "reference":
-        _tar(root / "GTBuilder/APS/data/final_dataset.tar.gz",
-             {f"final_dataset/{n}": b for n, b in files.items() if n in TARBALL_CSVS})
-        side = root / "results/augmented_aps"
-        side.mkdir(parents=True)
-        for n in set(files) - set(TARBALL_CSVS):
-            (side / n).write_bytes(files[n])
-        return root
-    if layout == "folder":
-        d = root / "release" / "final_dataset"
-        d.mkdir(parents=True)
-        for n, b in files.items():
-            (d / n).write_bytes(b)
-        return root
-    return _tar(root / "final_dataset.tar.gz", {f"final_dataset/{n}": b for n, b in files.items()})
-
+from release_fixture import TARBALL_CSVS, release_csv, release_tables, write_release
 
 @pytest.fixture(scope="module")
 def world():
@@ -349,7 +227,7 @@ def test_malformed_values_name_path_column_and_row(world, tmp_path, change, file
 
 
 def test_ragged_csv_is_reported_with_its_path(world, tmp_path):
-    text = _csv(release_tables(world)["publications_topic.csv"]) + b"5,6,7,8\n"
+    text = release_csv(release_tables(world)["publications_topic.csv"]) + b"5,6,7,8\n"
     src = write_release(world, tmp_path, "folder", raw={"publications_topic.csv": text})
     with pytest.raises(rl.ReleaseError, match=r"publications_topic\.csv.*cannot be read as a UTF-8 CSV"):
         rl.load_release(src)
