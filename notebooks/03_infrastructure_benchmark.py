@@ -116,7 +116,8 @@ per_attempt.groupby("metric_name")["metric_value"].agg(["count", "mean"]).round(
 # (S, M, L, XL) and reasoning (disabled, enabled). Bold values are the best in their group for the
 # metrics with a direction of preference (↑ validity, factuality, parity; ↓ duplicates). The paper
 # reads trade-offs from it: open models refuse more but end more often valid; proprietary models
-# are more factual; reasoning lowers validity but raises factuality. **Synthetic data.**
+# are more factual; reasoning lowers validity but raises factuality. **Synthetic data on the
+# embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
 infra = ag.aggregate(per_attempt, ag.GROUP_COLUMNS, metrics=ag.HEADLINE_METRICS)
@@ -149,13 +150,14 @@ vs_published[vs_published["artifact"] == "lsb-fig2"].pivot_table(
 #
 # The metrics reproduce the reference code by default, quirks included (`metric_mode="faithful"`;
 # every difference is listed in `docs/faithful_vs_corrected.md`). This table recomputes the
-# per-attempt values of the same baseline attempts with the corrected edge cases (ground truth D
-# in corrected mode) and puts the Figure 2 group means of both modes side by side, with
-# difference = corrected − faithful: gender diversity without "Unknown" as a category, parity
-# left out (not 0.5) for attempts without a factual author, similarity without calendar years,
-# duplicates without missing names in |L|. Refusals, validity and consistency are the same in both
-# modes. The name matching follows `label_mode` (the name rows), not the metric mode, so it
-# differs only between label modes. **Synthetic data.**
+# per-attempt values of the same baseline attempts with the corrected edge cases (ground truth D in
+# corrected mode) and puts the Figure 2 group means of both modes side by side, with difference =
+# corrected − faithful: gender diversity without "Unknown" as a category, parity left out (not 0.5)
+# for attempts without a factual author, similarity without calendar years, duplicates without
+# missing names in |L|. Refusals, validity and consistency are the same in both modes. The name
+# matching follows `label_mode` (the name rows), not the metric mode, so it differs only between
+# label modes. **Synthetic data on the embedded default** (labelled so when saved); the papers'
+# data on the release profile.
 
 # %%
 per_attempt_by_mode = {
@@ -172,7 +174,8 @@ by_mode.pivot_table(index=["group_kind", "group"], columns="metric_name", values
 #
 # The same nine metrics per model, bars coloured by provider family, bold = best model for the
 # directional metrics (paper caption: gemma, llama and mistral are the most valid; deepseek then
-# gemini the most factual; parity varies moderately). **Synthetic data.**
+# gemini the most factual; parity varies moderately). **Synthetic data on the embedded default**
+# (labelled so when saved); the papers' data on the release profile.
 
 # %%
 by_model = ag.aggregate(per_attempt, ("model",))
@@ -183,11 +186,12 @@ artifacts.save_figure(fig, "lsb-figC7", synthetic=cfg.synthetic)
 # %% [markdown]
 # ## Figure C.8: baseline factuality by model
 #
-# Author factuality over every task, and field, epoch and seniority factuality over their own
-# task only: whether the recommended names are real authors of D, and whether those authors
-# published in the requested field, were active in the requested epoch and have the requested
-# seniority. Names without a match count 0 for author and seniority factuality and are left out of
-# field and epoch factuality (the reference's rules). **Synthetic data.**
+# Author factuality over every task, and field, epoch and seniority factuality over their own task
+# only: whether the recommended names are real authors of D, and whether those authors published in
+# the requested field, were active in the requested epoch and have the requested seniority. Names
+# without a match count 0 for author and seniority factuality and are left out of field and epoch
+# factuality (the reference's rules). **Synthetic data on the embedded default** (labelled so when
+# saved); the papers' data on the release profile.
 
 # %%
 fig = lsb_figures.by_model_figure(by_model, ag.FACTUALITY_METRICS, families=families, model_order=model_order)
@@ -198,10 +202,11 @@ by_model[by_model["metric_name"].isin(ag.FACTUALITY_METRICS)].pivot_table(
 # %% [markdown]
 # ## Figure C.9: diversity and parity by model
 #
-# (a) Diversity (normalised Shannon entropy) and (b) parity (1 − total variation distance to D)
-# of the factual recommended authors per model, for perceived gender, perceived ethnicity and
+# (a) Diversity (normalised Shannon entropy) and (b) parity (1 − total variation distance to D) of
+# the factual recommended authors per model, for perceived gender, perceived ethnicity and
 # publication- and citation-based prominence. In the faithful mode "Unknown" counts as a category,
-# so diversity can pass 1 (reference quirk). **Synthetic data.**
+# so diversity can pass 1 (reference quirk). **Synthetic data on the embedded default** (labelled
+# so when saved); the papers' data on the release profile.
 
 # %%
 fig = lsb_figures.social_by_model_figure(by_model, families=families, model_order=model_order)
@@ -211,9 +216,10 @@ artifacts.save_figure(fig, "lsb-figC9", synthetic=cfg.synthetic)
 # ## Figure C.10: task-level factuality
 #
 # For the field, epoch and seniority prompts: author factuality next to the factuality of the
-# requested attribute, per task parameter (the paper finds real names far easier to get right
-# than the requested field, epoch or seniority). Parameters the profile did not collect are
-# absent. **Synthetic data.**
+# requested attribute, per task parameter (the paper finds real names far easier to get right than
+# the requested field, epoch or seniority). Parameters the profile did not collect are absent.
+# **Synthetic data on the embedded default** (labelled so when saved); the papers' data on the
+# release profile.
 
 # %%
 task_params = [p for t in ("field", "epoch", "seniority")
@@ -229,7 +235,8 @@ task_fact.pivot_table(index="group", columns="metric_name", values="mean").reind
 #
 # The nine metrics per task parameter (paper caption: a larger top-k lowers validity and raises
 # duplicates; twins of politicians and fictitious names are less valid and refused more).
-# **Synthetic data.**
+# **Synthetic data on the embedded default** (labelled so when saved); the papers' data on the
+# release profile.
 
 # %%
 param_order = [p for t in ("top_k", "field", "epoch", "seniority", "twins")
@@ -242,12 +249,13 @@ artifacts.save_figure(fig, "lsb-figC11", synthetic=cfg.synthetic)
 # %% [markdown]
 # ## Claims (§4.1, App. C.1)
 #
-# Each sentence of §4.1 below is checked on the per-attempt table and recorded in the claims
-# ledger (`outputs/claims.md`) as held / not held / not applicable with its means and 95 % CIs.
-# A comparison holds when the 95 % CI of the difference (Newcombe's for refusals and validity,
+# Each sentence of §4.1 below is checked on the per-attempt table and recorded in the claims ledger
+# (`outputs/claims.md`) as held / not held / not applicable with its means and 95 % CIs. A
+# comparison holds when the 95 % CI of the difference (Newcombe's for refusals and validity,
 # Welch's otherwise) excludes 0 in the claimed direction; a size trend also needs the class means
-# to rank with size. Synthetic data: a held claim shows the pipeline recovers the panel's built-in
-# behaviour, not that the claim is true of real LLMs.
+# to rank with size. On the embedded default's synthetic data a held claim shows the pipeline
+# recovers the panel's built-in behaviour, not that the claim is true of real LLMs; on the release
+# profile the claims are checked on the papers' data.
 
 # %%
 checks = [

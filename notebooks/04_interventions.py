@@ -68,16 +68,17 @@ print(f"sweep: {len(sweep_attempts):,} attempts, collection: {len(coll_attempts)
 # %% [markdown]
 # ## Figure 3: effect of temperature by infrastructure group
 #
-# Mean values (± 95 % CI) of the nine metrics of Figure 2 across sampling temperatures,
-# aggregated by model access, model size and reasoning capability (paper caption: higher
-# temperatures generally reduce most technical metrics, with thresholds in validity; proprietary
-# models are less sensitive). Computed from notebook 01's sweep under the reference's
-# `temperature` query (no constrained prompts, no web search): refusals over every attempt,
-# validity per request, consistency over the replicates of a configuration, and duplicates,
-# author factuality, connectedness, similarity, gender diversity and gender parity per chosen
-# attempt, the name-based ones against the same ground truth D as notebook 03; Wilson intervals
-# for refusals and validity, t-intervals otherwise; all attempts of a group pooled. Each row's
-# legend sits in its Duplicates panel. **Synthetic data.**
+# Mean values (± 95 % CI) of the nine metrics of Figure 2 across sampling temperatures, aggregated
+# by model access, model size and reasoning capability (paper caption: higher temperatures
+# generally reduce most technical metrics, with thresholds in validity; proprietary models are less
+# sensitive). Computed from notebook 01's sweep under the reference's `temperature` query (no
+# constrained prompts, no web search): refusals over every attempt, validity per request,
+# consistency over the replicates of a configuration, and duplicates, author factuality,
+# connectedness, similarity, gender diversity and gender parity per chosen attempt, the name-based
+# ones against the same ground truth D as notebook 03; Wilson intervals for refusals and validity,
+# t-intervals otherwise; all attempts of a group pooled. Each row's legend sits in its Duplicates
+# panel. **Synthetic data on the embedded default** (labelled so when saved); the papers' data on
+# the release profile.
 
 # %%
 ctx = benchmark.GroundTruthContext.from_world(world, mode=label_mode if label_mode == "faithful" else "corrected")
@@ -92,9 +93,10 @@ curves.pivot_table(index=["group_kind", "group", "metric_name"], columns="temper
 # %% [markdown]
 # ## Figure C.12: effect of temperature per model
 #
-# The same nine metrics per model across temperatures (paper caption: higher temperatures
-# increase refusals and lower validity, consistency and factuality for most models). One row per
-# model, coloured by access. **Synthetic data.**
+# The same nine metrics per model across temperatures (paper caption: higher temperatures increase
+# refusals and lower validity, consistency and factuality for most models). One row per model,
+# coloured by access. **Synthetic data on the embedded default** (labelled so when saved); the
+# papers' data on the release profile.
 
 # %%
 model_curves = iv.temperature_curves(per_attempt, groups=("model",), metrics=ifig.TEMPERATURE_METRICS)
@@ -126,8 +128,9 @@ table.groupby("configuration")["refused"].agg(["size", "sum", "mean"]).round(3)
 # ### Figure A.3: refusal reasons by configuration
 #
 # Share of all attempts of a configuration that are refusals of each reason (paper caption:
-# contradictory requests account for the largest share; unethical requests are more frequent
-# under constrained prompting). N = attempts in the configuration. **Synthetic data.**
+# contradictory requests account for the largest share; unethical requests are more frequent under
+# constrained prompting). N = attempts in the configuration. **Synthetic data on the embedded
+# default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
 shares = iv.reason_shares(table)
@@ -139,10 +142,11 @@ shares.pivot_table(index="reason", columns="configuration", values="share", sort
 # %% [markdown]
 # ### Figure A.4: refusal reasons by configuration and infrastructure group
 #
-# Within each configuration, the refusals split by reason and model group, normalised so that
-# all bars of a panel sum to 1, for (a) access, (b) size and (c) reasoning (paper caption:
-# open, smaller and non-reasoning models allocate more refusals to contradictory requests,
-# proprietary models more to unethical ones). N_r = refusals in the configuration. **Synthetic data.**
+# Within each configuration, the refusals split by reason and model group, normalised so that all
+# bars of a panel sum to 1, for (a) access, (b) size and (c) reasoning (paper caption: open,
+# smaller and non-reasoning models allocate more refusals to contradictory requests, proprietary
+# models more to unethical ones). N_r = refusals in the configuration. **Synthetic data on the
+# embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
 hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
@@ -157,9 +161,9 @@ artifacts.save_figure(fig, "lsb-figA4", synthetic=cfg.synthetic)
 # %% [markdown]
 # ### Figure A.5: refusal reasons by configuration and task
 #
-# The same normalisation per task (twins split into real and fake reference persons; paper
-# caption: contradictory-request refusals come mainly from twins-fake prompts, then twins-real).
-# **Synthetic data.**
+# The same normalisation per task (twins split into real and fake reference persons; paper caption:
+# contradictory-request refusals come mainly from twins-fake prompts, then twins-real). **Synthetic
+# data on the embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
 task_order = ["top_k", "field", "epoch", "seniority", "twins-real", "twins-fake", "biased_top_k"]
@@ -173,7 +177,8 @@ artifacts.save_figure(fig, "lsb-figA5", synthetic=cfg.synthetic)
 # ### Table A.2: example refusal texts per reason
 #
 # For each reason, the refusal texts most similar to its seed sentences (de-duplicated on their
-# first 20 characters, truncated). These are texts the **synthetic** panel wrote.
+# first 20 characters, truncated). On the embedded default these are texts the synthetic panel
+# wrote; on the release profile, the released models' answers.
 
 # %%
 examples = iv.reason_examples(table, per_reason=examples_per_reason, chars=example_chars)
@@ -183,11 +188,12 @@ examples
 # %% [markdown]
 # ## Claims (§4.2, §5, App. A.4)
 #
-# Each claim is checked on the data above and recorded in the claims ledger
-# (`outputs/claims.md`) as held / not held / not applicable, with the means and 95 % CIs.
-# A comparison holds when the 95 % CI of the difference (Newcombe's for proportions, Welch's
-# otherwise) excludes 0 in the claimed direction. Synthetic data: a held claim shows the
-# pipeline recovers the panel's built-in behaviour, not that the claim is true of real LLMs.
+# Each claim is checked on the data above and recorded in the claims ledger (`outputs/claims.md`)
+# as held / not held / not applicable, with the means and 95 % CIs. A comparison holds when the
+# 95 % CI of the difference (Newcombe's for proportions, Welch's otherwise) excludes 0 in the
+# claimed direction. On the embedded default's synthetic data a held claim shows the pipeline
+# recovers the panel's built-in behaviour, not that the claim is true of real LLMs; on the release
+# profile the claims are checked on the papers' data.
 
 # %%
 refusal_col = "is_refusal" if label_mode == "faithful" else "is_refusal_corrected"
@@ -215,9 +221,11 @@ pd.DataFrame([{"claim": k, "verdict": v.status, "detail": v.detail} for k, v in 
 #
 # The analyses below need all nine metrics and more (task factualities, the four parities and
 # diversities), per attempt: technical metrics from the attempts table, the name-based ones from
-# the names of the chosen attempts matched against the (synthetic) ground truth. Notebook 02's
-# collection gives baseline, constrained and grounded (RAG) runs; notebook 01's sweep (its table
-# of Figure 3) gives the temperature-variation configuration of Fig. C.18. **Synthetic data.**
+# the names of the chosen attempts matched against the ground truth (synthetic on the embedded
+# default). Notebook 02's collection gives baseline, constrained and grounded (RAG) runs; notebook
+# 01's sweep (its table of Figure 3) gives the temperature-variation configuration of Fig. C.18.
+# **Synthetic data on the embedded default** (labelled so when saved); the papers' data on the
+# release profile.
 
 # %%
 coll_names = pd.read_parquet(coll_dir / "names.parquet")
@@ -237,7 +245,8 @@ long.groupby(["grounded", "task"])["model"].nunique().rename("models").to_frame(
 # prompts raise gender diversity with little change in parity but lower factuality; female-only
 # prompts give the lowest factuality). A profile that did not collect a variant shows no line for
 # it, and panels without any say "no data"; if the top-100 prompt was not collected, B uses the
-# collected top-k prompt (column `before_param`). **Synthetic data.**
+# collected top-k prompt (column `before_param`). **Synthetic data on the embedded default**
+# (labelled so when saved); the papers' data on the release profile.
 
 # %%
 fig4 = cp.before_after(long, cp.VARIANTS["gender"], before_param=before_param)
@@ -249,10 +258,11 @@ fig4.pivot_table(index="metric_name", columns=["variant", "phase"], values="mean
 # %% [markdown]
 # ## Figures C.13–C.16: constrained prompting per model
 #
-# Before/after fans for every model with constrained runs, one row per model, on the nine
-# headline metrics (diversity and parity of the constrained attribute), for the
-# gender (C.13), ethnicity (C.14: equal, Asian-, White-, Latino-, Black-only), citation (C.15:
-# lowly / highly cited only) and general-diversity (C.16) prompts. **Synthetic data.**
+# Before/after fans for every model with constrained runs, one row per model, on the nine headline
+# metrics (diversity and parity of the constrained attribute), for the gender (C.13), ethnicity
+# (C.14: equal, Asian-, White-, Latino-, Black-only), citation (C.15: lowly / highly cited only)
+# and general-diversity (C.16) prompts. **Synthetic data on the embedded default** (labelled so
+# when saved); the papers' data on the release profile.
 
 # %%
 per_model = {}
@@ -273,7 +283,8 @@ pd.DataFrame({f: {"models": t["model"].nunique() if not t.empty else 0, "variant
 # prominence) before and after each constrained variant, pooled over models: (a) gender, (b)
 # ethnicity, (c) citations, (d) general diversity (paper caption: equal-representation prompts
 # raise diversity of the targeted attribute; a general-diversity prompt only raises gender
-# diversity, at a cost in factuality). **Synthetic data.**
+# diversity, at a cost in factuality). **Synthetic data on the embedded default** (labelled so when
+# saved); the papers' data on the release profile.
 
 # %%
 tradeoffs = cp.tradeoffs(long, before_param=before_param)
@@ -284,10 +295,11 @@ artifacts.save_figure(fig, "lsb-figC17", synthetic=cfg.synthetic)
 # %% [markdown]
 # ## Figure 5: RAG with web search, per task
 #
-# For the two Gemini models with a grounded configuration: each metric without (B) and with (A)
-# web search, one line per task (twins split into real and fake reference persons), Flash in the
-# top row, Pro in the bottom row (paper caption: Flash loses more validity under RAG than Pro;
-# duplicates stay near zero, factuality high). **Synthetic data.**
+# For the two Gemini models with a grounded configuration: each metric without (B) and with (A) web
+# search, one line per task (twins split into real and fake reference persons), Flash in the top
+# row, Pro in the bottom row (paper caption: Flash loses more validity under RAG than Pro;
+# duplicates stay near zero, factuality high). **Synthetic data on the embedded default** (labelled
+# so when saved); the papers' data on the release profile.
 
 # %%
 rag_table = cp.rag_before_after(long)
@@ -302,11 +314,12 @@ rag_table[rag_table["metric_name"] == "validity_pct"].pivot_table(
 #
 # Each model by technical score (validity + uniqueness + author, field, epoch and seniority
 # factuality, per-model means, 0–6) and social score (sum of the four parities, 0–4), with dashed
-# lines at the medians over the plotted models, under (a) baseline, (b) temperature variation,
-# (c) constrained prompting and (d) RAG (grounded models drawn under their base name). Panel (b)
-# uses notebook 01's temperature sweep (every `quadrant_temperature_stride`-th temperature); the
-# reference code redraws the baseline rows there instead. A metric a configuration lacks (the
-# task factualities under constrained prompting) adds 0, as in the reference. **Synthetic data.**
+# lines at the medians over the plotted models, under (a) baseline, (b) temperature variation, (c)
+# constrained prompting and (d) RAG (grounded models drawn under their base name). Panel (b) uses
+# notebook 01's temperature sweep (every `quadrant_temperature_stride`-th temperature); the
+# reference code redraws the baseline rows there instead. A metric a configuration lacks (the task
+# factualities under constrained prompting) adds 0, as in the reference. **Synthetic data on the
+# embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
 quads = cp.quadrants(cp.configuration_tables(long, sweep_long))
@@ -320,7 +333,8 @@ quads.round(2)
 #
 # Checked on the per-attempt table above, recorded in the claims ledger. A comparison holds when
 # the 95 % CI of the difference excludes 0 in the claimed direction; claims whose inputs were not
-# collected by this profile are "not applicable". Synthetic data.
+# collected by this profile are "not applicable". **Synthetic data on the embedded default**
+# (labelled so when saved); the papers' data on the release profile.
 
 # %%
 cp_verdicts = {c.id: claims.check(c, fn, long, synthetic=cfg.synthetic) for c, fn in [

@@ -155,10 +155,10 @@ else:
 # Logistic regression of "fixed paper recommended" on the five z-scored authority components the
 # fixed card wore (paper Eq. 3), with variance inflation factors, dominance analysis over all 31
 # predictor subsets (McFadden R² contributions), the coefficient and dominance shares and their
-# fusion (synthetic data). The reference fits by plain gradient descent (`pilot_fit = "gd"`, the
-# faithful choice, ~1 minute per 15,000 rows here); the quick profile uses the exact
-# maximum-likelihood fit (`pilot_fit = "mle"`, statsmodels), which the unconverged descent
-# approximates. Dominance averaging follows the reference (`pilot_averaging = "subsets"`;
+# fusion (synthetic data on the embedded default). The reference fits by plain gradient descent
+# (`pilot_fit = "gd"`, the faithful choice, ~1 minute per 15,000 rows here); the quick profile uses
+# the exact maximum-likelihood fit (`pilot_fit = "mle"`, statsmodels), which the unconverged
+# descent approximates. Dominance averaging follows the reference (`pilot_averaging = "subsets"`;
 # `"general"` is Budescu's general dominance).
 
 # %%
@@ -173,11 +173,12 @@ if pilot_table is not None:
 # %% [markdown]
 # ## Table 1: the empirically derived authority weights
 #
-# The fused weights w_d of the composite authority score α (Eq. 1), largest first: the mean of
-# each dimension's coefficient share and dominance share, renormalised (synthetic pilot). The
-# paper finds venue .353 > median h .292 > max h .187 > citations .137 > affiliation .031. These
-# weights define the authority buckets of the conditions below when `weights_source = "pilot"`
-# (the reference's step 8: the pilot's weights are written into `generate_conditions.py`).
+# The fused weights w_d of the composite authority score α (Eq. 1), largest first: the mean of each
+# dimension's coefficient share and dominance share, renormalised (a synthetic pilot on the
+# embedded default). The paper finds venue .353 > median h .292 > max h .187 > citations .137 >
+# affiliation .031. These weights define the authority buckets of the conditions below when
+# `weights_source = "pilot"` (the reference's step 8: the pilot's weights are written into
+# `generate_conditions.py`).
 
 # %%
 if pilot_table is not None:
@@ -191,10 +192,10 @@ print("weights of the composite:", weights)
 # %% [markdown]
 # ## Table 20: the author-identity ablation (six predictors)
 #
-# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of
-# the worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor
-# fit on the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's
-# verdict (paper Appendix D; synthetic data, same fit method as Table 16).
+# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
+# worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
+# the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's verdict (paper
+# Appendix D; synthetic data on the embedded default, same fit method as Table 16).
 
 # %%
 if pilot_table is not None:
@@ -205,10 +206,10 @@ if pilot_table is not None:
 # %% [markdown]
 # ## Table 2: the three conditions, with counts
 #
-# Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the
-# i-th most and i-th least authoritative papers of each topic (12 pairs per 50 papers, buckets
-# by the composite under the weights above); *boosted* gives half of the middle bucket elite
-# metadata (13 per topic). Counts come from the built conditions (synthetic papers).
+# Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the i-th
+# most and i-th least authoritative papers of each topic (12 pairs per 50 papers, buckets by the
+# composite under the weights above); *boosted* gives half of the middle bucket elite metadata (13
+# per topic). Counts come from the built conditions (synthetic papers on the embedded default).
 
 # %%
 conds = (conditions.build_conditions(paper_corpus, weights=weights, seed=cfg.seed) if synthetic
@@ -221,10 +222,10 @@ tab2
 # %% [markdown]
 # ## Table 14: a manipulated candidate set
 #
-# One query's candidate set under the manipulations: under *flipped* a high-authority paper (A)
-# and a low-authority paper (B) exchange venue, citations and authors, so their composite scores
-# swap exactly; under *boosted* a middle paper (C) receives inflated metadata and a higher
-# composite. Titles and abstracts are identical across conditions (synthetic papers).
+# One query's candidate set under the manipulations: under *flipped* a high-authority paper (A) and
+# a low-authority paper (B) exchange venue, citations and authors, so their composite scores swap
+# exactly; under *boosted* a middle paper (C) receives inflated metadata and a higher composite.
+# Titles and abstracts are identical across conditions (synthetic papers on the embedded default).
 
 # %%
 tab14 = conditions.worked_example(paper_corpus, conds, candidates)
@@ -267,9 +268,9 @@ print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headl
 # %% [markdown]
 # ### Parser sensitivity
 #
-# Flip and boost rates of the headline models under the paper's parser and under the corrected
-# one (synthetic answers). The faithful rule reads a stray small number or the first number of a
-# reasoning trace as the choice, which adds spurious flips.
+# Flip and boost rates of the headline models under the paper's parser and under the corrected one
+# (synthetic answers on the embedded default). The faithful rule reads a stray small number or the
+# first number of a reasoning trace as the choice, which adds spurious flips.
 
 # %%
 resp_corrected = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode="corrected")
@@ -283,7 +284,7 @@ pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation",
 # The share of (model, instruction, query) pairs whose recommendation changes from *original* to
 # *flipped* (flip rate) and to *boosted* (boost rate), with 95 % Wilson intervals and the
 # reference's one-sided binomial test against p0 = 0.0001; the χ² test of flip vs boost rate is
-# printed below (headline models, synthetic answers).
+# printed below (headline models, synthetic answers on the embedded default).
 
 # %%
 tab5 = analysis.flip_rates(resp)
@@ -295,9 +296,9 @@ analysis.flip_boost_gap(resp)
 # ## Table 6: do flips move toward higher authority?
 #
 # For every changed pair, whether the paper picked under the manipulation has a higher or lower
-# composite authority (in its condition) than the paper picked under *original*: the share
-# toward higher over all flips (ties counted) and over decisive flips, with a two-sided binomial
-# test against ½, overall and per model (synthetic answers).
+# composite authority (in its condition) than the paper picked under *original*: the share toward
+# higher over all flips (ties counted) and over decisive flips, with a two-sided binomial test
+# against ½, overall and per model (synthetic answers on the embedded default).
 
 # %%
 tab6 = pd.concat([analysis.flip_direction(resp).assign(model="all"), analysis.flip_direction(resp, by="model")],
@@ -309,8 +310,8 @@ tab6
 # ## Table 7: per-model susceptibility
 #
 # Per model: flip rate, boost rate (Wilson intervals) and susceptibility = their mean, with the
-# parse rate; sorted from the most resistant model. The χ² homogeneity test of the flip rate
-# across models is attached as columns (synthetic answers).
+# parse rate; sorted from the most resistant model. The χ² homogeneity test of the flip rate across
+# models is attached as columns (synthetic answers on the embedded default).
 
 # %%
 homogeneity = analysis.model_homogeneity(resp)
@@ -321,10 +322,10 @@ tab7
 # %% [markdown]
 # ## Table 8: cross-model agreement
 #
-# Pairwise selection agreement (the share of shared cells in which two models pick the same
-# paper) and Cohen's κ of the per-query flip indicator under *flipped* and *boosted*: mean and
-# range over model pairs (synthetic answers). Models agree on which queries invite a flip more
-# than on which paper attracts them.
+# Pairwise selection agreement (the share of shared cells in which two models pick the same paper)
+# and Cohen's κ of the per-query flip indicator under *flipped* and *boosted*: mean and range over
+# model pairs (synthetic answers on the embedded default). Models agree on which queries invite a
+# flip more than on which paper attracts them.
 
 # %%
 tab8 = analysis.agreement_summary(resp)
@@ -337,7 +338,8 @@ analysis.selection_agreement(resp).round(3)
 #
 # The percentage of picks by the citation stratum of the chosen paper (top, mid, low, emerging)
 # under each condition, next to each stratum's fixed share of every candidate set; the boosted
-# paper's pick rate against chance (lift, one-sided binomial) is printed below (synthetic answers).
+# paper's pick rate against chance (lift, one-sided binomial) is printed below (synthetic answers
+# on the embedded default).
 
 # %%
 tab9 = analysis.dose_response(resp)
@@ -350,9 +352,9 @@ analysis.boosted_max_h_test(resp)
 # %% [markdown]
 # ## Table 10: most and least susceptible topics
 #
-# The five topics with the highest and the five with the lowest flip rate, with their boost
-# rates and the spread (max − min topic flip rate, pp) over all topics (synthetic answers;
-# topic differences on the default come only from the synthetic papers and queries).
+# The five topics with the highest and the five with the lowest flip rate, with their boost rates
+# and the spread (max − min topic flip rate, pp) over all topics (synthetic answers on the embedded
+# default; topic differences on the default come only from the synthetic papers and queries).
 
 # %%
 tab10 = analysis.topic_extremes(resp)
@@ -362,9 +364,9 @@ tab10
 # %% [markdown]
 # ## Table 11: the instruction effect
 #
-# Flip and boost rate per instruction variant, their reductions from the neutral baseline (pp)
-# and the exact McNemar test on paired flips (the same model and query under baseline and the
-# variant), over the headline models (synthetic answers).
+# Flip and boost rate per instruction variant, their reductions from the neutral baseline (pp) and
+# the exact McNemar test on paired flips (the same model and query under baseline and the variant),
+# over the headline models (synthetic answers on the embedded default).
 
 # %%
 tab11 = analysis.instruction_effect(resp)
@@ -374,9 +376,9 @@ tab11
 # %% [markdown]
 # ## Table 12: per-model effect of the mild instruction
 #
-# Per model and per cohort (open-weight, frontier): the flip rate under baseline and under the
-# mild anti-authority instruction, the change in pp (positive = backfire) and McNemar's test
-# (synthetic answers; the panel builds in the paper's frontier backfire).
+# Per model and per cohort (open-weight, frontier): the flip rate under baseline and under the mild
+# anti-authority instruction, the change in pp (positive = backfire) and McNemar's test (synthetic
+# answers on the embedded default; the panel builds in the paper's frontier backfire).
 
 # %%
 tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=runs.cohorts())
@@ -386,9 +388,9 @@ tab12
 # %% [markdown]
 # ## Table 13: the say-do gap
 #
-# Per instruction: the rate of justifications that mention an authority marker (what models
-# *say*, pooled over conditions) and the flip rate (what they *do*), their drops from baseline
-# and the gap between the drops (synthetic answers).
+# Per instruction: the rate of justifications that mention an authority marker (what models *say*,
+# pooled over conditions) and the flip rate (what they *do*), their drops from baseline and the gap
+# between the drops (synthetic answers on the embedded default).
 
 # %%
 tab13 = analysis.say_do_gap(resp)
@@ -398,8 +400,8 @@ tab13
 # %% [markdown]
 # ## Table 15: inference time per model
 #
-# Mean, median and 95th-percentile wall-clock seconds per cell, per model, over all models of
-# the run (synthetic: the panel's latency on this machine, not the models').
+# Mean, median and 95th-percentile wall-clock seconds per cell, per model, over all models of the
+# run (on the embedded default, the synthetic panel's latency on this machine, not the models').
 
 # %%
 tab15 = analysis.inference_time(resp_all)
@@ -409,9 +411,10 @@ tab15
 # %% [markdown]
 # ## Table 17: sensitivity of the direction result to the weights
 #
-# The directional pull of Table 6 recomputed with each pick scored under other weightings of
-# its normalised components: the pilot-derived weights, uniform weights and each dimension
-# alone, with the share toward higher over all and over decisive flips (synthetic answers).
+# The directional pull of Table 6 recomputed with each pick scored under other weightings of its
+# normalised components: the pilot-derived weights, uniform weights and each dimension alone, with
+# the share toward higher over all and over decisive flips (synthetic answers on the embedded
+# default).
 
 # %%
 tab17 = analysis.weight_sensitivity(resp, derived=weights)
@@ -421,8 +424,9 @@ tab17
 # %% [markdown]
 # ## Table 19: flip and boost rates for every topic
 #
-# Flip and boost rate per topic over the headline models, sorted by flip rate; n is the number
-# of (model × instruction × query) flip pairs of the topic (synthetic answers).
+# Flip and boost rate per topic over the headline models, sorted by flip rate; n is the number of
+# (model × instruction × query) flip pairs of the topic (synthetic answers on the embedded
+# default).
 
 # %%
 tab19 = analysis.topic_rates(resp)
@@ -434,7 +438,7 @@ tab19
 #
 # The smaller-tier closed model's flip rate, boost rate, mild-instruction change and parse rate,
 # and the aggregate flip rate of the headline models with and without it (paper Appendix E;
-# synthetic answers).
+# synthetic answers on the embedded default).
 
 # %%
 if runs.ABLATION_MODEL.id in set(resp_all["model"]):
@@ -447,10 +451,10 @@ else:
 # %% [markdown]
 # ## Table 22: the primary statistical tests
 #
-# The ten primary tests of the paper recomputed on the headline answers: flip and boost rate
-# above zero, flip vs boost, direction under both manipulations, model homogeneity, boosted pick
-# rate vs chance, max h-index of boosted vs original picks, and the two instruction effects,
-# with their statistic and p-value (synthetic answers).
+# The ten primary tests of the paper recomputed on the headline answers: flip and boost rate above
+# zero, flip vs boost, direction under both manipulations, model homogeneity, boosted pick rate vs
+# chance, max h-index of boosted vs original picks, and the two instruction effects, with their
+# statistic and p-value (synthetic answers on the embedded default).
 
 # %%
 tab22 = analysis.significance_summary(resp)
@@ -460,10 +464,10 @@ tab22
 # %% [markdown]
 # ## Table 23: authority-marker categories in justifications
 #
-# How often each family of authority language (citations, impact, recency, author prestige,
-# venue and institution names, h-index, credibility) appears in the justifications of the
-# headline models, as a share of all marker hits (the reference counts one hit per matching
-# pattern; synthetic answers).
+# How often each family of authority language (citations, impact, recency, author prestige, venue
+# and institution names, h-index, credibility) appears in the justifications of the headline
+# models, as a share of all marker hits (the reference counts one hit per matching pattern;
+# synthetic answers on the embedded default).
 
 # %%
 tab23 = analysis.marker_categories(resp)
