@@ -2,6 +2,7 @@
 the panel's per-group truth by the scoring (issue 7 items 4–5)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import httpx
@@ -10,7 +11,9 @@ import pandas as pd
 import pytest
 
 from lib.attribution import metrics, runs, twin
-from lib.llm.client import Endpoint
+from lib.llm.client import Endpoint, Request
+from lib.llm.collect import collect
+from lib.llm.store import RawStore
 from lib.panel import FaultConfig, Panel, serve_in_thread, truth
 
 SEED = 4242
@@ -55,9 +58,9 @@ def collected(tmp_path_factory):
     bodies: list = []
     endpoint = Endpoint(base_url=url, max_concurrency=8)
     try:
-        first = runs.run(reqs, endpoint, store_root=root, inner_transport=Recorder(bodies))
+        first = runs.run(reqs, endpoint, store_root=root, transport=Recorder(bodies))
         n_first = len(bodies)
-        second = runs.run(reqs, endpoint, store_root=root, inner_transport=Recorder(bodies))
+        second = runs.run(reqs, endpoint, store_root=root, transport=Recorder(bodies))
     finally:
         stop()
     resp = runs.responses(reqs, store_root=root)
@@ -189,20 +192,27 @@ def test_select_targets_and_score_datasets():
         metrics.score_datasets(resp.assign(dataset="multirace"), {"intersectional": q})
 
 
-def test_sampling_transport_adds_top_p_only_when_missing():
+def test_top_p_is_sent_and_stored_as_the_request_carries_it(tmp_path):
+    """The client sends ``top_p`` only when a request has one; run() fills in the paper's 0.95 for
+    requests without it, and the stored request body is the body that went on the wire."""
     seen = []
 
     def handler(request):
         seen.append(json.loads(request.content))
-        return httpx.Response(200, json={"ok": True})
+        return httpx.Response(200, json={"id": "x", "model": "m", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Maya Angelou"}, "finish_reason": "stop"}]})
 
-    async def go():
-        tr = runs.SamplingTransport({"top_p": 0.95}, httpx.MockTransport(handler))
-        async with httpx.AsyncClient(transport=tr, base_url="http://x/v1/") as c:
-            await c.post("chat/completions", json={"model": "m", "temperature": 0.7})
-            await c.post("chat/completions", json={"model": "m", "top_p": 0.5})
-            await c.post("models", json={"model": "m"})
-
-    import asyncio
-    asyncio.run(go())
-    assert [b.get("top_p") for b in seen] == [0.95, 0.5, None]
+    base = Request(experiment="attribench_direct", model="m", api_model="m", task="intersectional@t", param="q1",
+                   temperature=0.7, replicate=0, messages=({"role": "user", "content": "Who said this?"},))
+    plain = dataclasses.replace(base, param="q2")
+    set_half = dataclasses.replace(base, param="q3", top_p=0.5)
+    endpoint = Endpoint(base_url="http://panel.invalid/v1", max_concurrency=2)
+    collect([plain], endpoint, store_root=tmp_path / "plain", transport=httpx.MockTransport(handler))
+    n_plain = len(seen)
+    assert n_plain >= 1 and all("top_p" not in b for b in seen)
+    runs.run([base, set_half], endpoint, store_root=tmp_path / "run", transport=httpx.MockTransport(handler))
+    assert sorted(b["top_p"] for b in seen[n_plain:]) == [0.5, 0.95]
+    stored = {rec["param"]: rec["request"] for rec in RawStore(tmp_path / "run").iter_records("attribench_direct")}
+    assert stored["q1"]["top_p"] == 0.95 and stored["q3"]["top_p"] == 0.5
+    resp = runs.responses([base, set_half], store_root=tmp_path / "run")
+    assert dict(zip(resp["quote_id"], resp["top_p"])) == {"q1": 0.95, "q3": 0.5}

@@ -28,9 +28,8 @@ handling are the shared ones. Two attribution-specific choices:
   attribution reply is prose and never "valid" in that sense, so every request is sent with
   ``max_attempts=1`` and only requests whose stored attempts are all infrastructure failures
   (API errors after the client's own retries) are re-asked, up to ``max_attempts``.
-* ``top_p`` is not a field of the shared :class:`~lib.llm.client.Request`; :class:`SamplingTransport`
-  adds it (0.95) to every chat-completions body on the wire. The stored ``request`` body is the
-  client's and therefore lacks it; :func:`responses` reports the ``top_p`` that was sent.
+* Every request carries ``top_p`` = 0.95 (:func:`run` sets it on requests that have none), so
+  the stored ``request`` body is the one sent; :func:`responses` reports it from there.
 
 Not sent: the reasoning switches of §5.1 (reasoning disabled, GPT-OSS-120B at "low") and the
 providers' batch APIs; the shared client speaks plain chat completions. The analysis never
@@ -39,10 +38,8 @@ talks to the panel: it reads the store back with :func:`responses`.
 from __future__ import annotations
 
 import hashlib
-import json
-import socket
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -196,34 +193,9 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
                 for r in built[fam].itertuples(index=False):
                     out.append(Request(experiment=exp, model=model, api_model=api, task=task, param=str(r.quote_id),
                                        temperature=float(r.temperature), replicate=int(r.generation) - 1,
-                                       messages=tuple(r.messages), seed=seed, max_tokens=cap or int(r.max_tokens)))
+                                       messages=tuple(r.messages), seed=seed, max_tokens=cap or int(r.max_tokens),
+                                       top_p=float(r.top_p)))
     return out
-
-
-class SamplingTransport(httpx.AsyncBaseTransport):
-    """An httpx transport that adds sampling fields the shared client does not send (``top_p``)
-    to every ``chat/completions`` body, then hands the request to ``inner`` (default: a normal
-    HTTP transport sized to the endpoint's concurrency). Fields already in the body are kept."""
-
-    def __init__(self, extra: Mapping[str, object], inner: httpx.AsyncBaseTransport | None = None,
-                 max_connections: int = 8):
-        self.extra = dict(extra)
-        # TCP_NODELAY: a request's header and body writes must not wait for a delayed ACK (40 ms)
-        self.inner = inner or httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method == "POST" and request.url.path.endswith("/chat/completions"):
-            body = json.loads(await request.aread() or b"{}")
-            body.update({k: v for k, v in self.extra.items() if k not in body})
-            headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"content-length"]
-            request = httpx.Request(request.method, request.url, headers=headers,
-                                    content=json.dumps(body).encode("utf-8"), extensions=request.extensions)
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> list[Request]:
@@ -234,27 +206,27 @@ def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> l
 
 
 def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None, max_attempts: int = 3,
-        top_p: float | None = TOP_P, inner_transport: httpx.AsyncBaseTransport | None = None,
+        top_p: float | None = TOP_P, transport: httpx.AsyncBaseTransport | None = None,
         write_index: bool = True) -> CollectionSummary:
     """Collect ``requests`` into the raw store (default ``lib.paths.RAW``); resume-safe.
 
     Pass 1 sends every request that has no stored attempt (one attempt each). Passes 2..
     ``max_attempts`` re-ask only requests whose attempts are all API errors, one more attempt
     per pass. Requests already answered are skipped, so a second call sends nothing. ``top_p``
-    (None: not sent) goes on the wire through :class:`SamplingTransport`; ``inner_transport``
-    replaces the HTTP transport underneath (tests). Returns the summed :class:`CollectionSummary`
+    is set on every request without one (None: left unset, not sent); ``transport`` replaces the
+    client's HTTP transport (tests). Returns the summed :class:`CollectionSummary`
     (``valid_requests`` stays 0: the LLMScholarBench validity check does not apply). The store's
     parquet index is rebuilt once at the end (``write_index``), not after every pass.
     """
     if max_attempts < 1:
         raise ValueError(f"run: max_attempts must be >= 1, got {max_attempts}")
+    if top_p is not None:
+        requests = [r if r.top_p is not None else replace(r, top_p=float(top_p)) for r in requests]
     total = CollectionSummary(requests=len(requests))
-    extra = {} if top_p is None else {"top_p": float(top_p)}
     for attempt in range(1, max_attempts + 1):
         todo = list(requests) if attempt == 1 else _unanswered(requests, store_root)
         if not todo:
             break
-        transport = SamplingTransport(extra, inner_transport, max_connections=endpoint.max_concurrency)
         s = collect(todo, endpoint, store_root=store_root, max_attempts=attempt, transport=transport,
                     write_index=False)
         if attempt == 1:
@@ -271,14 +243,14 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
     return total
 
 
-def responses(requests: Sequence[Request], *, store_root: Path | str | None = None, top_p: float | None = TOP_P,
+def responses(requests: Sequence[Request], *, store_root: Path | str | None = None,
               include_failures: bool = False) -> pd.DataFrame:
     """The responses table of the planned ``requests``, read back from the raw store.
 
     One row per request: ``dataset`` (the task without its fingerprint), ``quote_id, model,
     prompt_type, evidence, generation`` (replicate + 1), ``text`` (the first answered attempt's
     content), ``status`` (ok / api_error / client_error / missing), ``attempts``, ``top_p`` (as
-    sent) and ``request_id``. Requests without an answer are dropped unless ``include_failures``
+    sent: the stored request body's; None when not sent or nothing is stored) and ``request_id``. Requests without an answer are dropped unless ``include_failures``
     (then ``text`` is None, which the scorer counts as "no author named", as the reference's
     empty outputs). Records of other plans in the same store are ignored.
     """
@@ -302,7 +274,8 @@ def responses(requests: Sequence[Request], *, store_root: Path | str | None = No
         rows.append({"dataset": r.task.split("@", 1)[0], "quote_id": r.param, "model": r.model,
                      "prompt_type": prompt_type, "evidence": evidence, "generation": int(r.replicate) + 1,
                      "text": ok.get("content") if ok is not None else None, "status": status, "attempts": len(recs),
-                     "top_p": top_p, "request_id": r.request_id})
+                     "top_p": ((ok or (recs[-1] if recs else {})).get("request") or {}).get("top_p"),
+                     "request_id": r.request_id})
     out = pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
     out["evidence"] = out["evidence"].astype(bool)
     out["generation"] = out["generation"].astype("int64")

@@ -146,6 +146,9 @@ class Request:
     seed: int | None = None
     max_tokens: int | None = None
     sub_provider: str | None = None
+    #: nucleus sampling sent as ``top_p`` (None: not sent, the provider's default); not part of
+    #: the identity, like ``max_tokens``
+    top_p: float | None = None
 
     @property
     def key(self) -> tuple:
@@ -245,6 +248,8 @@ class ChatClient:
         seed = attempt_seed(req.seed, req.replicate, attempt)
         if seed is not None:
             body["seed"] = seed
+        if req.top_p is not None:
+            body["top_p"] = float(req.top_p)
         if req.max_tokens is not None:
             body["max_tokens"] = req.max_tokens
         if self.endpoint.pin_provider and req.sub_provider:
