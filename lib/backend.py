@@ -107,8 +107,7 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
         return
     mode = "in_process" if in_process else getattr(llm, "panel_transport", "http")
     if mode == "http":
-        with _panel_process(cfg, world=world if with_world else None, with_world=with_world,
-                            cache_dir=cache_dir, **panel_kw) as base_url:
+        with _panel_process(cfg, world=world, with_world=with_world, cache_dir=cache_dir, **panel_kw) as base_url:
             # the panel never asks for a key: api_key_env=None whatever the profile names
             yield Endpoint.from_profile(llm, base_url=base_url, api_key_env=None)
         return
