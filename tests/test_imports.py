@@ -1,0 +1,167 @@
+"""Import rules of DESIGN §5, checked on the source with ``ast`` (no module is imported).
+
+Walls: the panel imports nothing from the analysis packages or ``stats``; ``lib/llm`` knows no
+simulator; ``stats`` is a leaf; the top-level modules of ``lib/`` import no paper package except
+the registry tables. ``python tests/test_imports.py`` prints the import graph's layers.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+LIB = Path(__file__).resolve().parents[1] / "lib"
+PAPERS = ("lib.scholar", "lib.authority", "lib.attribution")
+# Top-level modules that may name paper packages: the registries that map a paper to its parts.
+REGISTRIES = {"lib.registry"}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(LIB.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(LIB.rglob("*.py"))}
+
+
+def imports(path: Path, known: set[str]) -> set[str]:
+    """The ``lib`` modules ``path`` imports (anywhere in the file, lazy imports included)."""
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                out.add(sub if sub in known else base)
+    return {m for m in out if m == "lib" or m.startswith("lib.")} - {me}
+
+
+def graph() -> dict[str, set[str]]:
+    mods = modules()
+    return {m: {d for d in imports(p, set(mods)) if d in mods} for m, p in mods.items()}
+
+
+def unit(module: str) -> str:
+    """The layer unit: a top-level module (``lib.config``) or a subpackage (``lib.scholar``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[list[str]]]:
+    """(layers, cycles) of the unit graph: layer 0 imports no other unit, layer k only units of
+    lower layers; units on an import cycle are merged (listed in ``cycles``) and share a layer."""
+    g = graph() if g is None else g
+    ug: dict[str, set[str]] = defaultdict(set)
+    for m, deps in g.items():
+        ug[unit(m)] |= {unit(d) for d in deps if unit(d) != unit(m) and unit(d) != "lib"}
+    ug.pop("lib", None)
+    # strongly connected components (Tarjan)
+    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in ug.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            comps.append(sorted(comp))
+
+    for v in sorted(ug):
+        if v not in index:
+            visit(v)
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    level: dict[int, int] = {}
+    for i, comp in enumerate(comps):  # Tarjan emits components in reverse topological order
+        deps = {comp_of[w] for v in comp for w in ug.get(v, ()) if comp_of[w] != i}
+        level[i] = 1 + max((level[d] for d in deps), default=-1)
+    out: list[list[str]] = [[] for _ in range(max(level.values()) + 1)]
+    for i, comp in enumerate(comps):
+        out[level[i]].append(" <-> ".join(comp) if len(comp) > 1 else comp[0])
+    return [sorted(x) for x in out], [c for c in comps if len(c) > 1]
+
+
+def _offences(within: str, forbidden: tuple[str, ...]) -> list[str]:
+    """Imports by modules of package ``within`` of any module under ``forbidden``."""
+    return sorted(f"{m} imports {d}" for m, deps in graph().items() if unit(m) == within
+                  for d in deps if any(d == f or d.startswith(f + ".") for f in forbidden))
+
+
+# ---- the scanner itself ----------------------------------------------------------------------------
+
+def test_scanner_resolves_from_imports_relative_imports_and_lazy_imports(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "stats.py").write_text("")
+    (lib / "pkg" / "__init__.py").write_text("")
+    (lib / "pkg" / "a.py").write_text("from lib import stats\nfrom . import b\ndef f():\n    import lib.pkg.c\n")
+    (lib / "pkg" / "b.py").write_text("from lib.pkg.a import f\n")
+    (lib / "pkg" / "c.py").write_text("import os\n")
+    monkeypatch.setattr(sys.modules[__name__], "LIB", lib)
+    g = graph()
+    assert g["lib.pkg.a"] == {"lib.stats", "lib.pkg.b", "lib.pkg.c"}
+    assert g["lib.pkg.b"] == {"lib.pkg.a"} and g["lib.pkg.c"] == set()
+    lay, cycles = layers({"lib.x": {"lib.y.m"}, "lib.y.m": {"lib.z"}, "lib.z": set(), "lib.w": {"lib.v"}, "lib.v": {"lib.w"}})
+    assert lay == [["lib.v <-> lib.w", "lib.z"], ["lib.y"], ["lib.x"]] and cycles == [["lib.v", "lib.w"]]
+
+
+# ---- the walls ------------------------------------------------------------------------------------
+
+def test_panel_imports_no_analysis_package_and_no_stats():
+    assert _offences("lib.panel", PAPERS + ("lib.stats",)) == []
+
+
+def test_llm_knows_no_simulator():
+    assert _offences("lib.llm", ("lib.panel",)) == []
+
+
+def test_stats_is_a_leaf():
+    assert graph()["lib.stats"] == set()
+
+
+def test_top_level_modules_import_no_paper_package_except_the_registries():
+    top = tuple(m for m in modules() if m.count(".") == 1 and not (LIB / m.split(".")[1]).is_dir())
+    g = graph()
+    bad = sorted(f"{m} imports {d}" for m in top if m not in REGISTRIES
+                 for d in g[m] if any(d == p or d.startswith(p + ".") for p in PAPERS))
+    assert bad == []
+
+
+def test_paper_packages_do_not_import_each_other():
+    bad = sorted(f"{m} imports {d}" for m, deps in graph().items() for d in deps
+                 if unit(m) in PAPERS and unit(d) in PAPERS and unit(d) != unit(m))
+    assert bad == []
+
+
+if __name__ == "__main__":
+    lay, cycles = layers()
+    for i, units in enumerate(lay):
+        print(f"layer {i}: {', '.join(units)}")
+    for c in cycles:
+        print("cycle:", " <-> ".join(c))
