@@ -225,7 +225,7 @@ MODEL_COLUMNS = ("grounded", "access", "size_class", "model_class", "model_famil
 def attempt_table(records: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
     """One row per stored attempt with both label sets, the chosen attempts and provenance.
 
-    ``records``: :meth:`lib.llm.store.RawStore.records`; ``models``: :func:`lib.llm.models.load_models`.
+    ``records``: :meth:`lib.llm.store.RawStore.records`; ``models``: :func:`lib.scholar.models.load_models`.
     Labels: :func:`lib.llm.labels.label_attempts` in faithful mode (``label`` = the reference's
     label, ``valid_attempt`` its chosen attempt, reference §2.1–2.2) plus the paper's seven labels
     (``label_paper``) and the attempt they choose (``valid_attempt_paper``: the lowest ``valid``,

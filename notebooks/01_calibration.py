@@ -21,7 +21,7 @@
 # %%
 from lib import artifacts, backend, config, paths, published
 from lib.groundtruth.world import load_world
-from lib.llm import models as llm_models
+from lib.scholar import models as lsb_models
 from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
 from lib.scholar import calibration
@@ -40,7 +40,7 @@ source = "collect"           # "release": import the paper's sweep from real_dat
 
 # %%
 cfg = config.load_profile(profile)
-models = llm_models.load_models()
+models = lsb_models.load_models()
 out_dir = paths.DATA / "01_calibration"
 
 # %% [markdown]
@@ -52,7 +52,7 @@ out_dir = paths.DATA / "01_calibration"
 # release's classification (e.g. grok-4-fast listed as small).
 
 # %%
-tab1 = llm_models.table1(models)
+tab1 = lsb_models.table1(models)
 artifacts.save_table(tab1, "lsb-tab1", synthetic=False)
 tab1
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from lib import artifacts, backend, config, paths
 from lib.groundtruth.world import load_world
-from lib.llm import models as llm_models
+from lib.scholar import models as lsb_models
 from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
 
@@ -41,7 +41,7 @@ source = "collect"           # "release": import the paper's runs from real_data
 
 # %%
 cfg = config.load_profile(profile)
-models = llm_models.load_models()
+models = lsb_models.load_models()
 out_dir = paths.DATA / "02_collection"
 
 # %% [markdown]

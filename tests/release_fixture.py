@@ -105,7 +105,7 @@ def write_lsb_release(root: Path, names: Sequence[str], *, seed: int = 7) -> int
     (so they match a ground truth built from the same list); one request in five first answers
     with a refusal text (attempt 1 invalid, attempt 2 valid), so labels and refusals vary.
     """
-    from lib.llm.models import load_models
+    from lib.scholar.models import load_models
 
     calibrated = dict(zip(load_models()["key"], load_models()["temperature"]))
     rng = random.Random(seed)

@@ -16,7 +16,7 @@ from scipy import stats
 from lib import backend, config
 from lib.groundtruth.world import load_world
 from lib.llm import labels
-from lib.llm import models as llm_models
+from lib.scholar import models as lsb_models
 from lib.llm.collect import build_requests, collect
 from lib.llm.store import RawStore
 from lib.stats import wilson_ci
@@ -73,7 +73,7 @@ def test_open_endpoint_serves_the_panel_on_localhost_and_stops_it(tmp_path, worl
             listing = json.loads(r.read())
         assert "gemini-2.5-pro-grounded" in {m["id"] for m in listing["data"]}
         assert ep.api_key_env is None and ep.api_key() is None and ep.model_id == "key"
-        reqs = build_requests(llm_models.load_models().head(2), experiment="t", params=["top_5"], model_id="key")
+        reqs = build_requests(lsb_models.load_models().head(2), experiment="t", params=["top_5"], model_id="key")
         summary = collect(reqs, ep, store_root=tmp_path / "raw")
         assert summary.attempts_written >= 2
     assert KEY_VAR not in spy.read, "the panel endpoint read the profile's API key variable"
@@ -99,7 +99,7 @@ def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_promp
         body = json.dumps({"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "x"}]}).encode()
         with urllib.request.urlopen(urllib.request.Request(ep.base_url + "/chat/completions", data=body), timeout=5) as r:
             assert r.status == 200          # non-LLMScholarBench prompts need no ground truth
-        reqs = build_requests(llm_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
+        reqs = build_requests(lsb_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
         summary = collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw")
     assert summary.api_error_attempts == summary.attempts_written >= 1   # 503: the panel has no authors table
 
@@ -121,7 +121,7 @@ REPLICATES = 10
 def recovery(tmp_path_factory, world):
     tmp = tmp_path_factory.mktemp("recovery")
     cfg = _profile(tmp)
-    models = llm_models.load_models()
+    models = lsb_models.load_models()
     reqs = build_requests(models, experiment="recovery", params=PARAMS, replicates=REPLICATES, model_id="key")
     with backend.open_endpoint(cfg, world=world) as ep:
         collect(reqs, ep, store_root=tmp / "raw")
@@ -175,7 +175,7 @@ def test_collection_recovers_the_panel_eventual_validity_per_model(recovery):
 # ---- collection tables ----------------------------------------------------------------------
 def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp_path):
     lab, _, (records, root, reqs) = recovery
-    models = llm_models.load_models()
+    models = lsb_models.load_models()
     att = backend.attempt_table(records, models)
     assert len(att) == len(records) == len(lab)
     assert (att["label"] == lab["label"]).all() and (att["valid_attempt"] == lab["valid_attempt"]).all()
@@ -226,7 +226,7 @@ def test_collection_recovers_the_panel_factuality_per_task(recovery, world):
     from lib.panel import Panel, resolve, truth
 
     _, _, (records, _, _) = recovery
-    att = backend.attempt_table(records, llm_models.load_models())
+    att = backend.attempt_table(records, lsb_models.load_models())
     names = backend.name_table(att, world.authors)
     faithful = names[names["mode"] == "faithful"].drop_duplicates(
         ["model", "param", "replicate", "attempt", "clean_name"])
@@ -251,7 +251,7 @@ def test_the_three_panel_transports_give_identical_answers(tmp_path, world, monk
     """The default serves the panel from a child process; a kernel thread and no socket at all
     (in_process) store exactly the same attempts."""
     cfg = _profile(tmp_path)
-    reqs = build_requests(llm_models.load_models().head(4), experiment="t", params=["top_5", "famous_female", "1950s"],
+    reqs = build_requests(lsb_models.load_models().head(4), experiment="t", params=["top_5", "famous_female", "1950s"],
                           replicates=3, model_id="key")
     with backend.open_endpoint(cfg, world=world) as ep:
         with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
@@ -283,7 +283,7 @@ def test_a_world_never_saved_reaches_the_panel_process_through_a_temporary_copy(
     """A world built in memory (no folder) is written for the child; a changed table is served as changed."""
     edited = dataclasses.replace(world, authors=world.authors.assign(display_name="Ada Lovelace"), source=None)
     cfg = _profile(tmp_path)
-    reqs = build_requests(llm_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
+    reqs = build_requests(lsb_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
     with backend.open_endpoint(cfg, world=edited) as ep:
         collect(reqs, ep, store_root=tmp_path / "raw")
     content = " ".join(str(r.get("content")) for r in RawStore(tmp_path / "raw").iter_records("t"))
@@ -326,7 +326,7 @@ def test_panel_faults_reach_the_client_retry_loop(tmp_path, world, in_process):
     from lib.panel.faults import FaultConfig
 
     cfg = _profile(tmp_path)
-    reqs = build_requests(llm_models.load_models().head(2), experiment="t", params=["top_5"], replicates=20,
+    reqs = build_requests(lsb_models.load_models().head(2), experiment="t", params=["top_5"], replicates=20,
                           model_id="key")
     with backend.open_endpoint(cfg, world=world, in_process=in_process, faults=FaultConfig.parse("500=0.3")) as ep:
         ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)

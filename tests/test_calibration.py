@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.llm import models as llm_models
+from lib.scholar import models as lsb_models
 from lib.scholar import calibration as cal
 
 matplotlib.use("Agg")
@@ -143,7 +143,7 @@ def test_label_shares_sum_to_one(sweep):
 
 
 def test_table_a1_and_figure_a2():
-    models = llm_models.load_models()
+    models = lsb_models.load_models()
     sel = pd.DataFrame({"model": models["key"], "temperature": 0.25})
     tab = cal.table_a1(models, sel)
     assert len(tab) == 24 and (tab["Temper. (selected)"] == 0.25).all()

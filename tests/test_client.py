@@ -27,7 +27,7 @@ from lib import paths
 from lib.llm import labels, prompts
 from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request, _retry_after, attempt_seed
 from lib.llm.collect import build_requests, collect, dry_run
-from lib.llm.models import load_models
+from lib.scholar.models import load_models
 from lib.llm.store import RawStore
 
 ANSWERS = [

@@ -1,5 +1,5 @@
 """LLMScholarBench Table 1 derived from the model configurations."""
-from lib.llm.models import load_models, table1
+from lib.scholar.models import load_models, table1
 
 
 def test_table1_groups_the_22_models_as_the_paper():

@@ -5,7 +5,7 @@ import pytest
 
 from lib import paths
 from lib.llm import prompts
-from lib.llm.models import load_models
+from lib.scholar.models import load_models
 
 GOLDEN = paths.TEST_DATA / "lsb_final_prompts.txt"
 

@@ -38,7 +38,7 @@ def build_requests(models, *, experiment: str, families: Sequence[str] | None = 
                    seed: int | None = None, max_tokens: int | None = None, model_id: str = "api_model") -> list[Request]:
     """The request plan: every model x task parameter x temperature x replicate.
 
-    ``models`` is (a subset of) :func:`lib.llm.models.load_models`; ``temperatures`` is
+    ``models`` is (a subset of) :func:`lib.scholar.models.load_models`; ``temperatures`` is
     'calibrated' (each model's own, paper App. A.3) or a list (the calibration grid). Gemini
     rows get no system message (reference §1.2). ``model_id`` is 'api_model' or 'key'.
     """
@@ -191,7 +191,7 @@ def dry_run(requests: Sequence[Request], models, *, output_tokens: int = 1000, m
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lib.llm.models import load_models
+    from lib.scholar.models import load_models
 
     ap = argparse.ArgumentParser(prog="python -m lib.llm.collect", description=__doc__.split("\n\n")[0])
     ap.add_argument("--experiment", required=True, help="experiment name (a folder of the raw store)")

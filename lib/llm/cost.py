@@ -26,7 +26,7 @@ def message_tokens(messages: Iterable[dict]) -> int:
 def dry_run_table(requests, models, *, output_tokens: int = 1000, max_attempts: int = 3):
     """One row per model: requests, estimated prompt/output tokens and USD cost (low/high bound).
 
-    ``requests`` are :class:`lib.llm.client.Request`; ``models`` is :func:`lib.llm.models.load_models`.
+    ``requests`` are :class:`lib.llm.client.Request`; ``models`` is :func:`lib.scholar.models.load_models`.
     """
     import pandas as pd
 

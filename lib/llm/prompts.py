@@ -11,7 +11,7 @@ character (artifact lsb-figA1).
 Faithful quirks kept on purpose: the trailing space after "(APS)." in the task line, the doubled
 "the the" that step 2 produces for top_k, and the replacement of every ``'`` by ``"`` when the
 reference loads its configuration (so a criterion may not carry an apostrophe). Gemini receives
-no system message (reference §1.2); that is a per-model flag in :mod:`lib.llm.models`.
+no system message (reference §1.2); that is a per-model flag in :mod:`lib.scholar.models`.
 """
 from __future__ import annotations
 

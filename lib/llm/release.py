@@ -337,7 +337,7 @@ _CALIBRATED: dict[str, float] | None = None
 def _calibrated(model: str) -> float | None:
     global _CALIBRATED
     if _CALIBRATED is None:
-        from lib.llm.models import load_models
+        from lib.scholar.models import load_models
         m = load_models()
         _CALIBRATED = dict(zip(m["key"], m["temperature"].astype(float)))
     return _CALIBRATED.get(model)

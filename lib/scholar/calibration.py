@@ -232,7 +232,7 @@ def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame
 def table_a1(models: pd.DataFrame, selected: pd.DataFrame) -> pd.DataFrame:
     """LLMScholarBench Table A.1: the 24 model configurations with the selected temperature.
 
-    From :func:`lib.llm.models.load_models` (size class, API, pinned sub-provider, context,
+    From :func:`lib.scholar.models.load_models` (size class, API, pinned sub-provider, context,
     quantisation, reasoning, RAG, the paper's temperature) plus the temperature this run's
     calibration selected (``selected`` from :func:`select_temperatures`). Parameter counts are
     not in the release's configuration, so they are not listed.
