@@ -8,9 +8,8 @@ table holds, in the given orders, and labels every artist with its hue value.
 - :func:`paper_style`: a context manager with a paper-like rcParams set (the LLMScholarBench
   notebooks use seaborn's "paper" context at font scale 1.55, DejaVu Sans, grey 8-pt ticks,
   reference §3.1); figures built inside it keep the style when saved.
-- :data:`GROUP_PALETTE` / :data:`GROUP_LABELS` / :data:`GROUP_ORDER`: one colour, label and order
-  per infrastructure group value (access, size class, reasoning; reference §2.11), and
-  :data:`REASON_COLORS` for the refusal reasons.
+- colours, display labels and orders of a paper's group values are the paper package's
+  (e.g. :data:`lib.scholar.models.GROUP_PALETTE`); the functions take them as arguments.
 - :func:`line_grid`: a grid of line charts with shaded confidence bands (rows × metric panels,
   one line per hue; LLMScholarBench Fig. 3 and C.12).
 - :func:`line_handles`: the first line per label over panels, for a shared legend;
@@ -56,34 +55,6 @@ PAPER_RC = {
     "pdf.fonttype": 42,  # embed TrueType, editable text in the PDF
 }
 
-#: One colour per infrastructure group value (reference §2.11): access, size class, reasoning.
-GROUP_PALETTE: dict[str, str] = {
-    "open": "#4c72b0", "proprietary": "#dd8452",
-    "S": "#8fbbd9", "M": "#4c8fc0", "L": "#2b5d8a", "XL": "#13304d",
-    "non-reasoning": "#55a868", "reasoning": "#c44e52",
-}
-#: Display labels of the group values, as in the paper's legends.
-GROUP_LABELS: dict[str, str] = {
-    "open": "Open", "proprietary": "Proprietary",
-    "S": "Small", "M": "Medium", "L": "Large", "XL": "Extra Large",
-    "non-reasoning": "Disabled", "reasoning": "Enabled",
-}
-#: Value order per infrastructure group column of the attempts tables.
-GROUP_ORDER: dict[str, tuple[str, ...]] = {
-    "access": ("open", "proprietary"),
-    "size_class": ("S", "M", "L", "XL"),
-    "model_class": ("non-reasoning", "reasoning"),
-}
-#: Panel titles of the infrastructure group columns.
-GROUP_TITLES = {"access": "Access", "size_class": "Size", "model_class": "Reasoning"}
-
-#: Refusal reasons (lib.llm.refusals.DISPLAY_ORDER) in a fixed palette.
-REASON_COLORS: dict[str, str] = {
-    "Contradictory request": "#4c72b0", "Lack of information": "#dd8452",
-    "Unethical request": "#c44e52", "Other or no explanation": "#8c8c8c",
-}
-
-
 @contextmanager
 def paper_style(rc: Mapping | None = None):
     """Apply :data:`PAPER_RC` (updated by ``rc``) for the duration of the ``with`` block."""
@@ -92,9 +63,9 @@ def paper_style(rc: Mapping | None = None):
 
 
 def palette_for(values: Sequence, palette: Mapping[str, str] | None = None) -> dict:
-    """A colour per value: ``palette`` (default :data:`GROUP_PALETTE` and :data:`REASON_COLORS`)
-    where it has one, else matplotlib's tab10/tab20 cycle in the order given."""
-    base = {**GROUP_PALETTE, **REASON_COLORS, **(palette or {})}
+    """A colour per value: ``palette``'s where it has one, else matplotlib's tab10/tab20 cycle in
+    the order given."""
+    base = dict(palette or {})
     cycle = plt.get_cmap("tab10" if len(values) <= 10 else "tab20").colors
     return {v: base.get(str(v), cycle[i % len(cycle)]) for i, v in enumerate(values)}
 
@@ -123,7 +94,7 @@ def line_grid(df: pd.DataFrame, *, x: str, y: str = "mean", low: str = "ci_low",
     per row right of its last panel, ``'figure'`` one legend of every hue above the grid (for many
     rows), ``'none'`` none. ``row_title_rotation=0`` writes long row titles (model names)
     horizontally. Every
-    line is labelled with its hue's display label (``labels``, default :data:`GROUP_LABELS`).
+    line is labelled with its hue's display label (``labels``; the value itself when absent).
     Every value of ``col_order``/``row_order`` gets a panel; panels without data say "no data". Returns the figure; the axes grid is
     ``fig.axes`` in row-major order.
     """
@@ -133,7 +104,7 @@ def line_grid(df: pd.DataFrame, *, x: str, y: str = "mean", low: str = "ci_low",
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise KeyError(f"line_grid: table lacks column(s) {missing}; has {list(df.columns)}")
-    labels = {**GROUP_LABELS, **(labels or {})}
+    labels = dict(labels or {})
     cols = ordered_values(df, col, col_order, keep_all=True)
     rows = ordered_values(df, row, row_order, keep_all=True) if row else [None]
     with paper_style():
@@ -244,7 +215,7 @@ def share_bars(df: pd.DataFrame, *, category: str, value: str = "share", col: st
     missing = [c for c in need if c not in df.columns]
     if missing:
         raise KeyError(f"share_bars: table lacks column(s) {missing}; has {list(df.columns)}")
-    labels = {**GROUP_LABELS, **(labels or {})}
+    labels = dict(labels or {})
     cats = list(category_order) if category_order is not None else ordered_values(df, category, None)
     cols = ordered_values(df, col, col_order, keep_all=True)
     rows = ordered_values(df, row, row_order, keep_all=True) if row else [None]

@@ -36,7 +36,9 @@ from lib.scholar import claims as lsb_claims
 from lib.scholar import claims_interventions as cpc
 from lib.scholar import constrained as cp
 from lib.scholar import intervention_figures as ifig
+from lib.scholar import figures as lsb_figures
 from lib.scholar import interventions as iv
+from lib.scholar import models as lsb_models
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -149,12 +151,13 @@ shares.pivot_table(index="reason", columns="configuration", values="share", sort
 # embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
-hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
+hue_order = [v for g in iv.GROUP_COLUMNS for v in lsb_models.GROUP_ORDER[g]]
 group_shares = pd.concat([iv.reason_shares(table, by=g).rename(columns={g: "group"}).assign(group_kind=g)
                           for g in iv.GROUP_COLUMNS], ignore_index=True)
 fig = plots.share_bars(group_shares, category="reason", col="configuration", row="group_kind", hue="group",
                        col_order=iv.CONFIGURATIONS, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
-                       category_order=refusals.DISPLAY_ORDER, row_titles=plots.GROUP_TITLES, note="note",
+                       palette=lsb_figures.PALETTE, labels=lsb_models.GROUP_LABELS,
+                       category_order=refusals.DISPLAY_ORDER, row_titles=lsb_models.GROUP_TITLES, note="note",
                        value_label="share of refusals")
 artifacts.save_figure(fig, "lsb-figA4", synthetic=cfg.synthetic)
 

@@ -6,6 +6,7 @@ import pytest
 from matplotlib.collections import PolyCollection
 
 from lib import plots
+from lib.scholar import models as lsb_models
 
 
 @pytest.fixture
@@ -28,7 +29,8 @@ def _lines(ax):
 def test_line_grid_lines_bands_and_labels(curves):
     fig = plots.line_grid(curves, x="temperature", hue="group", col="metric_name", row="group_kind",
                           col_order=["validity_pct", "duplicates"], row_order=["access", "model_class"],
-                          col_titles={"validity_pct": "Validity ↑"}, row_titles=plots.GROUP_TITLES)
+                          col_titles={"validity_pct": "Validity ↑"}, row_titles=lsb_models.GROUP_TITLES,
+                          palette=lsb_models.GROUP_PALETTE, labels=lsb_models.GROUP_LABELS)
     axes = np.array(fig.axes[:4]).reshape(2, 2)
     assert axes[0][0].get_title() == "Validity ↑" and axes[0][1].get_title() == "duplicates"
     assert axes[0][0].get_ylabel() == "Access" and axes[1][0].get_ylabel() == "Reasoning"
@@ -36,7 +38,7 @@ def test_line_grid_lines_bands_and_labels(curves):
     assert set(lines) == {"Open", "Proprietary"}
     np.testing.assert_allclose(lines["Open"].get_xdata(), [0.0, 1.0])  # sorted by x
     np.testing.assert_allclose(lines["Proprietary"].get_ydata(), [0.7, 0.8])
-    assert lines["Open"].get_color() == plots.GROUP_PALETTE["open"]
+    assert lines["Open"].get_color() == lsb_models.GROUP_PALETTE["open"]
     bands = [c for c in axes[0][0].collections if isinstance(c, PolyCollection)]
     assert len(bands) == 2
     ys = bands[0].get_paths()[0].vertices[:, 1]
@@ -72,7 +74,8 @@ def shares():
 
 def test_share_bars_grouped(shares):
     fig = plots.share_bars(shares, category="reason", col="configuration", hue="group", note="note",
-                           category_order=["A", "B", "C"], hue_order=["open", "proprietary"])
+                           category_order=["A", "B", "C"], hue_order=["open", "proprietary"],
+                           labels=lsb_models.GROUP_LABELS)
     ax = fig.axes[0]
     assert len(ax.patches) == 6  # 2 hues x 3 categories (C empty)
     by_label = {c.get_label(): [round(b.get_width(), 6) for b in c] for c in ax.containers}
@@ -92,7 +95,7 @@ def test_share_bars_grouped(shares):
 
 def test_share_bars_stacked_and_plain(shares):
     fig = plots.share_bars(shares, category="reason", col="configuration", hue="group", stacked=True,
-                           hue_order=["open", "proprietary"])
+                           hue_order=["open", "proprietary"], labels=lsb_models.GROUP_LABELS)
     ax = fig.axes[0]
     prop = {c.get_label(): c for c in ax.containers}["Proprietary"]
     assert [round(b.get_x(), 6) for b in prop] == [0.4, 0.1]  # stacked after open
@@ -111,14 +114,14 @@ def test_paper_style_restores_and_palette_fallback():
         assert plt.rcParams["font.size"] == 13.0
         assert plt.rcParams["axes.spines.top"] is False
     assert plt.rcParams["font.size"] == before
-    pal = plots.palette_for(["open", "unknown-thing"])
-    assert pal["open"] == plots.GROUP_PALETTE["open"]
+    pal = plots.palette_for(["open", "unknown-thing"], lsb_models.GROUP_PALETTE)
+    assert pal["open"] == lsb_models.GROUP_PALETTE["open"]
     assert pal["unknown-thing"] == plt.get_cmap("tab10").colors[1]
 
 
 def test_line_grid_figure_legend_collects_every_hue(curves):
     fig = plots.line_grid(curves, x="temperature", hue="group", col="metric_name", row="group_kind",
-                          legend="figure", row_title_rotation=0)
+                          legend="figure", row_title_rotation=0, labels=lsb_models.GROUP_LABELS)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["Open", "Proprietary", "Enabled"]
     assert all(ax.get_legend() is None for ax in fig.axes)
     assert fig.axes[0].yaxis.label.get_rotation() == 0

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import plots
 from lib.scholar import figures as fg
+from lib.scholar import models as lsb_models
 
 
 def _row(kind, group, metric, mean, lo, hi, best=False):
@@ -46,7 +46,7 @@ def test_infrastructure_layout_bars_and_labels(infra):
     assert _ticks(access) == ["Open", "Proprietary"]                        # GROUP_ORDER, not table order
     assert _bars(access) == pytest.approx([0.8, 0.6])
     assert [p.get_facecolor()[:3] for p in access.containers[0]] == [
-        pytest.approx(plt.matplotlib.colors.to_rgb(plots.GROUP_PALETTE[g])) for g in ("open", "proprietary")]
+        pytest.approx(plt.matplotlib.colors.to_rgb(lsb_models.GROUP_PALETTE[g])) for g in ("open", "proprietary")]
     segs = _err_segments(access)
     assert [s[0][0] for s in segs] == pytest.approx([0.7, 0.5]) and [s[1][0] for s in segs] == pytest.approx([0.9, 0.7])
     texts = {t.get_text(): t.get_fontweight() for t in access.texts}

@@ -171,7 +171,7 @@ def published_means(which: str, *, resources=None) -> pd.DataFrame:
     parameter; its pooled task factuality ``f_task`` is left out). Long format: group_kind,
     group, metric_name, published; "–" (not applicable) cells are dropped."""
     from lib import paths
-    from lib.plots import GROUP_LABELS, GROUP_TITLES
+    from lib.scholar.models import GROUP_LABELS, GROUP_TITLES
 
     if which not in _PUBLISHED:
         raise ValueError(f"published_means: which must be one of {list(_PUBLISHED)}, got {which!r}")

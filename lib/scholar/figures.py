@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from lib import plots
+from lib.scholar import models
 
 #: Panel titles: arrows mark the direction of preference (paper §4).
 METRIC_TITLES = {
@@ -37,6 +38,13 @@ MISSING_NOTES = {"consistency": "no data\n(needs ≥ 2 runs)"}
 #: One colour per provider family (reference §2.11: tab10 in this order).
 FAMILY_ORDER = ("deepseek", "gemma", "gemini", "grok", "gpt", "llama", "mistral", "qwen3")
 FAMILY_PALETTE = {f: plt.get_cmap("tab10").colors[i] for i, f in enumerate(FAMILY_ORDER)}
+#: Refusal reasons (lib.llm.refusals.DISPLAY_ORDER) in a fixed palette.
+REASON_COLORS: dict[str, str] = {
+    "Contradictory request": "#4c72b0", "Lack of information": "#dd8452",
+    "Unethical request": "#c44e52", "Other or no explanation": "#8c8c8c",
+}
+#: The default colours of LLMScholarBench figures: infrastructure groups and refusal reasons.
+PALETTE = {**models.GROUP_PALETTE, **REASON_COLORS}
 
 
 def metric_bars(agg: pd.DataFrame, *, category: str = "group", col: str = "metric_name", row: str | None = None,
@@ -71,13 +79,13 @@ def metric_bars(agg: pd.DataFrame, *, category: str = "group", col: str = "metri
         agg = agg[agg[row].isin(list(row_order))]
     best = agg["best"].astype(bool) if "best" in agg.columns else pd.Series(False, index=agg.index)
     agg = agg.assign(_best=best)
-    labels = {**plots.GROUP_LABELS, **(labels or {})}
+    labels = {**models.GROUP_LABELS, **(labels or {})}
     notes = {**MISSING_NOTES, **(missing_notes or {})}
     cols = plots.ordered_values(agg, col, col_order, keep_all=True)
     rows = plots.ordered_values(agg, row, row_order, keep_all=True) if row else [None]
     row_cats = {r: plots.ordered_values(agg if r is None else agg[agg[row] == r], category, category_order) for r in rows}
     every = list(dict.fromkeys(c for r in rows for c in row_cats[r]))
-    palette = plots.palette_for(every, colors)
+    palette = plots.palette_for(every, {**PALETTE, **(colors or {})})
     heights = [max(len(row_cats[r]), 1) * panel_size[1] + 0.5 for r in rows]
     with plots.paper_style({"axes.grid": False}):
         fig, axes = plt.subplots(len(rows), len(cols), squeeze=False,
@@ -131,12 +139,12 @@ def _xlim(*arrays) -> tuple[float, float]:
 
 def infrastructure_figure(agg: pd.DataFrame, metrics: Sequence[str]):
     """Fig. 2: rows Access (Open, Proprietary), Size (S, M, L, XL), Reasoning (Disabled, Enabled)
-    × ``metrics`` panels; bars coloured by :data:`lib.plots.GROUP_PALETTE`. ``agg``:
+    × ``metrics`` panels; bars coloured by :data:`lib.scholar.models.GROUP_PALETTE`. ``agg``:
     :func:`lib.scholar.aggregate.aggregate` over access, size_class, model_class."""
-    kinds = tuple(plots.GROUP_ORDER)
-    order = [v for k in kinds for v in plots.GROUP_ORDER[k]]
+    kinds = tuple(models.GROUP_ORDER)
+    order = [v for k in kinds for v in models.GROUP_ORDER[k]]
     return metric_bars(agg, row="group_kind", row_order=kinds, col_order=metrics, category_order=order,
-                       row_titles=plots.GROUP_TITLES)
+                       row_titles=models.GROUP_TITLES)
 
 
 def _family_colors(families: Mapping[str, str]) -> dict:

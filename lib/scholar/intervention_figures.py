@@ -26,6 +26,8 @@ from lib import plots
 from lib.scholar import aggregate as ag
 from lib.scholar import constrained as cp
 from lib.scholar import interventions as iv
+from lib.scholar.figures import PALETTE
+from lib.scholar.models import GROUP_LABELS, GROUP_ORDER, GROUP_TITLES
 
 #: Variant colours as in the reference's fans (Equal grey, female orange, male blue, neutral green).
 VARIANT_PALETTE = {"Equal": "#8c8c8c", "Only female": "#dd8452", "Only male": "#4c72b0", "Only neutral": "#55a868",
@@ -54,12 +56,13 @@ def temperature_grid(curves: pd.DataFrame, *, metrics: Sequence[str] = TEMPERATU
     ``metrics`` lacks duplicates). Every panel is drawn; one without data says "no data"; rows
     of other metrics are left out.
     """
-    hue_order = [v for g in iv.GROUP_COLUMNS for v in plots.GROUP_ORDER[g]]
+    hue_order = [v for g in iv.GROUP_COLUMNS for v in GROUP_ORDER[g]]
     metrics = list(metrics)
     curves = curves[curves["metric_name"].isin(metrics)]  # other metrics would add columns
     fig = plots.line_grid(curves, x="temperature", hue="group", col="metric_name", row="group_kind",
                           col_order=metrics, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
-                          col_titles=cp.METRIC_TITLES, row_titles=plots.GROUP_TITLES, xlabel="temperature",
+                          palette=PALETTE, labels=GROUP_LABELS,
+                          col_titles=cp.METRIC_TITLES, row_titles=GROUP_TITLES, xlabel="temperature",
                           ylim=_temperature_ylim(curves), legend="none")
     axes = fig.axes
     j = metrics.index("duplicates") if "duplicates" in metrics else None
@@ -89,7 +92,7 @@ def temperature_by_model(model_curves: pd.DataFrame, *, metrics: Sequence[str] =
     """
     model_curves = model_curves[model_curves["metric_name"].isin(list(metrics))]
     return fan_grid(model_curves, hue="access", metrics=list(metrics), row="group", row_order=models,
-                    hue_order=list(plots.GROUP_ORDER["access"]), legend="figure", row_title_rotation=0,
+                    hue_order=list(GROUP_ORDER["access"]), legend="figure", row_title_rotation=0,
                     panel_size=(1.9, 1.2), x="temperature", xlabel="temperature",
                     ylim=_temperature_ylim(model_curves))
 
@@ -123,8 +126,8 @@ def fan_grid(table: pd.DataFrame, *, hue: str, metrics: Sequence[str], row: str 
                                        list(dict.fromkeys(table[row])) or [NO_DATA])
     present = list(dict.fromkeys(table[hue]))
     hues = [h for h in (hue_order or []) if h in present] + [h for h in present if h not in (hue_order or [])]
-    colors = plots.palette_for(hues, {**VARIANT_PALETTE, **(palette or {})})
-    labels = {**plots.GROUP_LABELS}
+    colors = plots.palette_for(hues, {**PALETTE, **VARIANT_PALETTE, **(palette or {})})
+    labels = dict(GROUP_LABELS)
     many = len(rows) * len(metrics) > 60
     # faithful diversity counts "Unknown" as a category and can exceed 1 (reference §2.8): widen
     top = max(1.1, float(table["mean"].max()) + 0.05) if not table.empty else 1.1
@@ -244,7 +247,7 @@ def quadrant_grid(points: pd.DataFrame, *, configurations: Sequence[str] = ("bas
                         "constrained": "(c) constrained prompting", "RAG": "(d) RAG"}
     sizes = {"S": 15, "M": 35, "L": 60, "XL": 95}
     fams = sorted(points["family"].dropna().unique()) if not points.empty else []
-    colors = plots.palette_for(fams)
+    colors = plots.palette_for(fams, PALETTE)
     with plots.paper_style():
         fig, axes = plt.subplots(1, len(configurations), squeeze=False,
                                  figsize=(panel_size[0] * len(configurations), panel_size[1]))

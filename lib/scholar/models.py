@@ -21,6 +21,7 @@ import pandas as pd
 from lib import paths
 
 MODELS_CSV = paths.RESOURCES / "lsb_models.csv"
+#: The size classes, smallest first (the one definition; the panel's resource file uses the same).
 SIZE_ORDER = ("S", "M", "L", "XL")
 _COLUMNS = ["key", "api_model", "provider_sub_provider", "quantization", "temperature", "reasoning",
             "size_class", "class1", "context", "price_in_out_usd_per_mtok"]
@@ -106,6 +107,27 @@ def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
     df["size_class"] = pd.Categorical(df["size_class"], categories=list(SIZE_ORDER), ordered=True)
     return df
 
+
+#: One colour per infrastructure group value (reference §2.11): access, size class, reasoning.
+GROUP_PALETTE: dict[str, str] = {
+    "open": "#4c72b0", "proprietary": "#dd8452",
+    "S": "#8fbbd9", "M": "#4c8fc0", "L": "#2b5d8a", "XL": "#13304d",
+    "non-reasoning": "#55a868", "reasoning": "#c44e52",
+}
+#: Display labels of the group values, as in the paper's legends.
+GROUP_LABELS: dict[str, str] = {
+    "open": "Open", "proprietary": "Proprietary",
+    "S": "Small", "M": "Medium", "L": "Large", "XL": "Extra Large",
+    "non-reasoning": "Disabled", "reasoning": "Enabled",
+}
+#: Value order per infrastructure group column of the attempts tables.
+GROUP_ORDER: dict[str, tuple[str, ...]] = {
+    "access": ("open", "proprietary"),
+    "size_class": SIZE_ORDER,
+    "model_class": ("non-reasoning", "reasoning"),
+}
+#: Panel titles of the infrastructure group columns.
+GROUP_TITLES = {"access": "Access", "size_class": "Size", "model_class": "Reasoning"}
 
 SIZE_LABELS = {"S": "Small (< 10B)", "M": "Medium (10B–50B)", "L": "Large (50B–400B)", "XL": "Extra Large (≥ 400B)"}
 
