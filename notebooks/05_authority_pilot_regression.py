@@ -35,6 +35,7 @@ import pandas as pd
 
 from lib import artifacts, backend, config, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
+from lib.authority import models as ab_models
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -67,9 +68,9 @@ paths.ensure(out_dir)
 paper_corpus = corpus.synthetic_corpus(cfg.seed) if synthetic else corpus.load_released(corpus_source)
 if topics:
     paper_corpus = paper_corpus.subset(topics)
-models_main = list(main_models) or [m.id for m in runs.MAIN_MODELS]
-models_pilot = list(pilot_models) or [m.id for m in runs.PILOT_MODELS]
-headline = [m for m in models_main if m != runs.ABLATION_MODEL.id]
+models_main = list(main_models) or [m.id for m in ab_models.MAIN_MODELS]
+models_pilot = list(pilot_models) or [m.id for m in ab_models.PILOT_MODELS]
+headline = [m for m in models_main if m != ab_models.ABLATION_MODEL.id]
 print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
       len(paper_corpus.queries), "queries")
 print("main-experiment models:", models_main)
@@ -260,7 +261,7 @@ if synthetic or cfg.llm.base_url is not None:
 else:
     main_raw = responses.attach_request_ids(corpus.load_released_responses(corpus_source), main_requests)
     models_main = sorted(main_raw["model"].unique())
-    headline = [m for m in models_main if m != runs.ABLATION_MODEL.id]
+    headline = [m for m in models_main if m != ab_models.ABLATION_MODEL.id]
 resp_all = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode=parse_mode)
 resp = resp_all[resp_all["model"].isin(headline)]
 print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headline set: {len(resp)} cells")
@@ -381,7 +382,7 @@ tab11
 # answers on the embedded default; the panel builds in the paper's frontier backfire).
 
 # %%
-tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=runs.cohorts())
+tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=ab_models.cohorts())
 artifacts.save_table(tab12, "ab-tab12", synthetic=synthetic)
 tab12
 
@@ -441,12 +442,12 @@ tab19
 # synthetic answers on the embedded default).
 
 # %%
-if runs.ABLATION_MODEL.id in set(resp_all["model"]):
-    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=runs.ABLATION_MODEL.id)
+if ab_models.ABLATION_MODEL.id in set(resp_all["model"]):
+    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=ab_models.ABLATION_MODEL.id)
     artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
     display(tab21)
 else:
-    print(f"tier ablation skipped: no answers from {runs.ABLATION_MODEL.id}")
+    print(f"tier ablation skipped: no answers from {ab_models.ABLATION_MODEL.id}")
 
 # %% [markdown]
 # ## Table 22: the primary statistical tests

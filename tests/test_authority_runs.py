@@ -32,6 +32,7 @@ import pytest
 import statsmodels.api as sm
 from scipy.stats import norm
 
+from lib.authority import models as ab_models
 from lib.authority import pilot, runs
 from lib.authority.conditions import build_candidate_sets, build_conditions
 from lib.authority.corpus import synthetic_corpus
@@ -73,7 +74,7 @@ def main(corpus, endpoint, store):
     sub = corpus.subset(MAIN_TOPICS)
     conds = build_conditions(sub, seed=SEED)
     requests = build_main_requests(sub, n_queries=1, seed=SEED, condition_set=conds)
-    raw, summary = runs.collect_table(requests, runs.MAIN_MODELS, endpoint, experiment=runs.EXPERIMENTS["main"],
+    raw, summary = runs.collect_table(requests, ab_models.MAIN_MODELS, endpoint, experiment=runs.EXPERIMENTS["main"],
                                       store_root=store)
     resp = label_responses(raw, requests, sub, conds, parse_mode="corrected")
     return dict(corpus=sub, conds=conds, requests=requests, raw=raw, summary=summary, resp=resp, store=store)
@@ -82,18 +83,18 @@ def main(corpus, endpoint, store):
 @pytest.fixture(scope="module")
 def pilot_data(corpus, endpoint, store):
     requests = build_pilot_requests(corpus, n_queries=1, seed=SEED)
-    raw, summary = runs.collect_table(requests, runs.PILOT_MODELS, endpoint, experiment=runs.EXPERIMENTS["pilot"],
+    raw, summary = runs.collect_table(requests, ab_models.PILOT_MODELS, endpoint, experiment=runs.EXPERIMENTS["pilot"],
                                       store_root=store)
     rows = pilot.pilot_rows(requests, runs.parse_answers(raw, parse_mode="corrected"))
     return dict(requests=requests, raw=raw, summary=summary, rows=rows)
 
 
 def test_models_are_the_papers_and_the_panels():
-    ids = [m.id for m in runs.MAIN_MODELS]
-    assert len(ids) == 9 and runs.ABLATION_MODEL.id == "gpt-4o-mini" and ids[-1] == "gpt-4o-mini"
-    assert [m.id for m in runs.PILOT_MODELS] == ["llama3.1:8b", "mistral:7b", "gemma2:9b"]
+    ids = [m.id for m in ab_models.MAIN_MODELS]
+    assert len(ids) == 9 and ab_models.ABLATION_MODEL.id == "gpt-4o-mini" and ids[-1] == "gpt-4o-mini"
+    assert [m.id for m in ab_models.PILOT_MODELS] == ["llama3.1:8b", "mistral:7b", "gemma2:9b"]
     params, profiles = panel_authority.model_params(SEED), all_profiles()   # what truth() exports
-    for m in runs.MAIN_MODELS:
+    for m in ab_models.MAIN_MODELS:
         assert params[m.id]["cohort"] == m.cohort and params[m.id]["in_paper"], m.id
         assert profiles[m.id].temperature == m.temperature, m.id
 
@@ -118,7 +119,7 @@ def test_main_collection_is_complete_and_labelled(main):
     raw, req = main["raw"], main["requests"]
     assert main["summary"].sent == len(req) * 9 and main["summary"].already_answered == 0
     assert len(raw) == len(req) * 9
-    assert raw.groupby("model").size().to_dict() == {m.id: len(req) for m in runs.MAIN_MODELS}
+    assert raw.groupby("model").size().to_dict() == {m.id: len(req) for m in ab_models.MAIN_MODELS}
     assert raw["response"].str.len().gt(0).all() and raw["latency_s"].gt(0).all()
     resp = main["resp"]
     assert resp["parsed"].mean() > 0.97          # the panel omits the number in ~1 % of open-model answers
@@ -160,7 +161,7 @@ def test_flip_and_boost_rates_recover_the_panel(main):
 
 def test_resume_sends_nothing(main, endpoint, store):
     before = {p: p.stat().st_size for p in RawStore(store).shards()}
-    raw, summary = runs.collect_table(main["requests"], runs.MAIN_MODELS, endpoint,
+    raw, summary = runs.collect_table(main["requests"], ab_models.MAIN_MODELS, endpoint,
                                       experiment=runs.EXPERIMENTS["main"], store_root=store)
     assert summary.sent == 0 and summary.already_answered == len(main["requests"]) * 9 and summary.passes == []
     assert {p: p.stat().st_size for p in RawStore(store).shards()} == before
@@ -198,7 +199,7 @@ def test_pilot_collection_and_weight_recovery(pilot_data):
     probs = {}
     for r in req.itertuples():
         task = panel_prompts.parse(r.messages[0]["content"])
-        for m in runs.PILOT_MODELS:
+        for m in ab_models.PILOT_MODELS:
             probs[(m.id, r.request_id)] = panel_authority.choice_probabilities(SEED, m.id, task)[r.fixed_pos - 1]
     p = np.array([probs[(m, rid)] for m, rid in zip(rows["model"], rows["request_id"])])
     Z = sm.add_constant(pilot.zscore(rows[list(pilot.PILOT_PREDICTORS)].to_numpy(float))[0])
@@ -229,7 +230,7 @@ def test_pilot_weights_recover_the_panels_true_order(corpus):
         assert len({c.title for c in task.detail["cards"]}) == 1      # one content, ten metadata sets
         base = {k: getattr(r, k) for k in pilot.PILOT_PREDICTORS}
         rows += [dict(base, y=panel_authority.choice_probabilities(SEED, m.id, task)[r.fixed_pos - 1])
-                 for m in runs.PILOT_MODELS]
+                 for m in ab_models.PILOT_MODELS]
     rows = pd.DataFrame(rows)
     true_w = panel_authority.model_params(SEED)["llama3.1:8b"]["weights"]
     true_order = sorted(true_w, key=true_w.get, reverse=True)
@@ -253,7 +254,7 @@ def test_panel_spreads_are_the_pilot_samples(corpus):
 
 
 def test_pilot_resume_sends_nothing(pilot_data, endpoint, store):
-    _, summary = runs.collect_table(pilot_data["requests"], runs.PILOT_MODELS, endpoint,
+    _, summary = runs.collect_table(pilot_data["requests"], ab_models.PILOT_MODELS, endpoint,
                                     experiment=runs.EXPERIMENTS["pilot"], store_root=store)
     assert summary.sent == 0 and summary.already_answered == 3 * len(pilot_data["requests"])
 
@@ -263,13 +264,13 @@ def test_a_changed_prompt_is_a_new_request(main, store):
     table["messages"] = [[{"role": "user", "content": m[0]["content"] + "\n"}] for m in table["messages"]]
     table["prompt_sha256"] = [hashlib.sha256(m[0]["content"].encode()).hexdigest() for m in table["messages"]]
     # same request ids, other prompts: none of the stored answers belongs to them
-    assert runs.read_answers(table, runs.MAIN_MODELS, experiment="authority_main", store_root=store).empty
-    old = runs.read_answers(main["requests"].head(3), runs.MAIN_MODELS, experiment="authority_main", store_root=store)
+    assert runs.read_answers(table, ab_models.MAIN_MODELS, experiment="authority_main", store_root=store).empty
+    old = runs.read_answers(main["requests"].head(3), ab_models.MAIN_MODELS, experiment="authority_main", store_root=store)
     assert len(old) == 27 and set(old["request_id"]) == set(table["request_id"])
 
 
 def test_a_rejected_request_is_given_up(main, endpoint, tmp_path):
-    unknown = runs.AuthorityModel("no-such-model:7b", "open", 0.8)        # the panel answers HTTP 404
+    unknown = ab_models.AuthorityModel("no-such-model:7b", "open", 0.8)        # the panel answers HTTP 404
     raw1, s1 = runs.collect_table(main["requests"].head(2), [unknown], endpoint, experiment="authority_main",
                                   store_root=tmp_path)
     assert s1.sent == 2 and raw1.empty

@@ -1,34 +1,41 @@
 """The eleven LLMs of the paper's evaluation (paper §5.1, A.8 Table 6; reference B.0, B.3).
 
-Data, not computation: display name as in the figures, API model id (the version), how it was
-accessed, the reasoning setting of §5.1, and whether its evidence-conditioned (RAG) runs used
-the 300-matching subsets (marked † in the paper's RAG figures; reference B.3 RAG item 9).
+Data, not computation: ``lib/resources/attribution_models.csv`` (the file the synthetic panel
+reads too) holds the display name as in the figures, API model id (the version), how it was
+accessed, the reasoning setting of §5.1, whether its evidence-conditioned (RAG) runs used the
+300-matching subsets (marked † in the paper's RAG figures; reference B.3 RAG item 9), and the
+panel's attributes (access, size class, reasoning flag, provider).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import pandas as pd
 
-_MODELS = (
-    # display name, model id / version, access, reasoning, RAG on 300-matching subsets
-    ("GPT-5.1", "gpt-5.1", "OpenAI API", "disabled (effort none)", True),
-    ("Claude 4.6 Sonnet", "claude-sonnet-4-6", "Anthropic API", "disabled (thinking budget 0)", True),
-    ("Gemini 2.5 Flash-Lite", "gemini-2.5-flash-lite", "Google API", "disabled", False),
-    ("GPT-OSS-120B", "openai/gpt-oss-120b", "Together AI", "low (minimum available)", False),
-    ("DeepSeek-V3.1", "deepseek-ai/DeepSeek-V3.1", "Together AI", "disabled", False),
-    ("Kimi-K2.5", "moonshotai/Kimi-K2.5", "Together AI", "disabled", False),
-    ("Llama-4 Maverick", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "Together AI", "disabled", False),
-    ("Qwen3-Next-80B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Together AI", "disabled", False),
-    ("Qwen3.5-397B", "Qwen/Qwen3.5-397B-A17B", "Together AI", "disabled", False),
-    ("GLM-5", "zai-org/GLM-5", "Together AI", "disabled", False),
-    ("Mixtral-8x7B", "mistralai/Mixtral-8x7B-Instruct-v0.1", "Together AI", "disabled", False),
-)
+from lib import paths
+
+MODELS_CSV = paths.RESOURCES / "attribution_models.csv"
+_TABLE6 = ["model", "version", "access_via", "reasoning_setting", "rag_subset"]
+
+
+@lru_cache(maxsize=1)
+def _table() -> pd.DataFrame:
+    raw = pd.read_csv(MODELS_CSV, dtype=str, keep_default_na=False)
+    missing = [c for c in _TABLE6 if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{MODELS_CSV}: missing columns {missing}; expected {_TABLE6}")
+    bad = sorted(set(raw["rag_subset"]) - {"T", "F"})
+    if bad:
+        raise ValueError(f"{MODELS_CSV}: column rag_subset expects 'T' or 'F', got {bad}")
+    return raw
 
 
 def table6() -> pd.DataFrame:
     """Paper Table 6 as data: ``model, version, access, reasoning, rag_subset``."""
-    return pd.DataFrame(_MODELS, columns=["model", "version", "access", "reasoning", "rag_subset"])
+    t = _table()[_TABLE6].rename(columns={"access_via": "access", "reasoning_setting": "reasoning"})
+    return t.assign(rag_subset=t["rag_subset"] == "T")
 
 
 def display_names() -> dict[str, str]:
     """Model id → display name, for figure labels."""
-    return {v: m for m, v, *_ in _MODELS}
+    return dict(zip(_table()["version"], _table()["model"]))

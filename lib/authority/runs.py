@@ -28,47 +28,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib.authority.models import MODELS_BY_ID, AuthorityModel
 from lib.llm.client import Endpoint, Request
 from lib.llm.collect import CollectionSummary, collect
 from lib.llm.store import RawStore, request_key
 
 EXPERIMENTS = {"pilot": "authority_pilot", "main": "authority_main"}
 TASK = "authority"
-
-
-@dataclass(frozen=True)
-class AuthorityModel:
-    """One model of the authority paper: its id (Ollama tag or provider id), cohort and temperature.
-
-    ``temperature`` is what the paper ran it at without decoding overrides: Ollama's default 0.8
-    for the open-weight models, the providers' default 1.0 for the closed ones (spec A.5, A.9).
-    """
-
-    id: str
-    cohort: str          # "open" (7–9B, Ollama) | "frontier" (closed-weight) | "ablation" (smaller closed tier)
-    temperature: float
-
-
-#: The eight headline models (paper §4.5; spec A.9 "headline" view), open-weight first.
-HEADLINE_MODELS: tuple[AuthorityModel, ...] = (
-    AuthorityModel("llama3.1:8b", "open", 0.8), AuthorityModel("mistral:7b", "open", 0.8),
-    AuthorityModel("deepseek-r1:8b", "open", 0.8), AuthorityModel("gemma2:9b", "open", 0.8),
-    AuthorityModel("qwen2.5:7b", "open", 0.8), AuthorityModel("gpt-5.4", "frontier", 1.0),
-    AuthorityModel("gemini-3-flash-preview", "frontier", 1.0), AuthorityModel("claude-sonnet-4-6", "frontier", 1.0),
-)
-#: The tier-ablation model of Appendix E (Table 21).
-ABLATION_MODEL = AuthorityModel("gpt-4o-mini", "ablation", 1.0)
-#: Every model of the main experiment: the headline set plus the ablation (the "appendix" view).
-MAIN_MODELS: tuple[AuthorityModel, ...] = (*HEADLINE_MODELS, ABLATION_MODEL)
-#: The three models of the 15,000-run 1:N pilot (paper §4.3: llama3.1, mistral, gemma2; spec A.6).
-PILOT_MODELS: tuple[AuthorityModel, ...] = tuple(m for m in HEADLINE_MODELS
-                                                 if m.id in ("llama3.1:8b", "mistral:7b", "gemma2:9b"))
-MODELS_BY_ID = {m.id: m for m in MAIN_MODELS}
-
-
-def cohorts(models: Sequence[AuthorityModel] = MAIN_MODELS) -> dict[str, str]:
-    """model id -> cohort, for the per-cohort rows of ab-tab12."""
-    return {m.id: m.cohort for m in models}
 
 
 def _models(models: Sequence[AuthorityModel | str]) -> list[AuthorityModel]:

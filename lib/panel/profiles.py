@@ -6,9 +6,12 @@ configurations share the API id of their base model; they are listed as
 ``gemini-2.5-flash-grounded`` / ``gemini-2.5-pro-grounded`` and reached either by that id or by
 the base id with the request field ``"grounded": true`` (see :func:`resolve`).
 
-Authority bias (paper §4.5, appendix A.4, E): five 7–9B open-weight Ollama models, three
-frontier closed-weight models and the gpt-4o-mini tier ablation. AttriBench (paper appendix
-A.8 Table 6; reference B.0): eleven models. Models that appear in several papers
+Authority bias (paper §4.5, appendix A.4, E; ``lib/resources/authority_models.csv``): five 7–9B
+open-weight Ollama models, three frontier closed-weight models, the gpt-4o-mini tier ablation and
+the archived gemini-2.5-flash. AttriBench (paper appendix A.8 Table 6; reference B.0;
+``lib/resources/attribution_models.csv``): eleven models. The analysis packages read the same
+files (``lib.authority.models``, ``lib.attribution.models``); the panel reads them here itself, so
+it imports no analysis package (DESIGN §5). Models that appear in several papers
 (claude-sonnet-4-6, openai/gpt-oss-120b, gemini-2.5-flash) have one profile.
 
 ``temperature`` is the temperature the paper ran the model at: the calibrated temperature for
@@ -28,6 +31,7 @@ from lib import paths
 LSB = "llmscholarbench"
 AUTHORITY = "authority_bias"
 ATTRIBUTION = "attribution_bias"
+ATTRIBUTION_TEMPERATURE = 0.7    # AttriBench paper §5.1
 
 
 @dataclass(frozen=True)
@@ -92,61 +96,47 @@ def _lsb_profiles() -> list[ModelProfile]:
     return out
 
 
-# Authority-bias models (paper §4.5; reference A.5, A.9): Ollama tags and provider ids.
-_AUTHORITY = [
-    # id, access, size, reasoning, temperature, provider, tier, think_in_content
-    ("llama3.1:8b", "open", "S", False, 0.8, "ollama", "open", False),
-    ("mistral:7b", "open", "S", False, 0.8, "ollama", "open", False),
-    ("deepseek-r1:8b", "open", "S", True, 0.8, "ollama", "open", True),
-    ("gemma2:9b", "open", "S", False, 0.8, "ollama", "open", False),
-    ("qwen2.5:7b", "open", "S", False, 0.8, "ollama", "open", False),
-    ("gpt-5.4", "proprietary", "XL", False, 1.0, "openai", "frontier", False),
-    ("gemini-3-flash-preview", "proprietary", "XL", False, 1.0, "google", "frontier", False),
-    ("claude-sonnet-4-6", "proprietary", "XL", False, 1.0, "anthropic", "frontier", False),
-    ("gpt-4o-mini", "proprietary", "M", False, 1.0, "openai", "ablation", False),
-]
-
-# AttriBench models (paper appendix A.8 Table 6; reference B.0), run at T = 0.7 (paper §5.1).
-_ATTRIBUTION = [
-    # id, access, size, reasoning, provider
-    ("gpt-5.1", "proprietary", "XL", False, "openai"),
-    ("claude-sonnet-4-6", "proprietary", "XL", False, "anthropic"),
-    ("gemini-2.5-flash-lite", "proprietary", "S", False, "google"),
-    ("openai/gpt-oss-120b", "open", "L", True, "together"),
-    ("deepseek-ai/DeepSeek-V3.1", "open", "XL", False, "together"),
-    ("moonshotai/Kimi-K2.5", "open", "XL", False, "together"),
-    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "open", "XL", False, "together"),
-    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "open", "L", False, "together"),
-    ("Qwen/Qwen3.5-397B-A17B", "open", "XL", False, "together"),
-    ("zai-org/GLM-5", "open", "XL", False, "together"),
-    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "open", "M", False, "together"),
-]
+def _paper_table(name: str, need: set[str]) -> pd.DataFrame:
+    """A paper's model table from lib/resources (the file its analysis package reads too)."""
+    path = paths.RESOURCES / name
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = need - set(table.columns)
+    if missing:
+        raise ValueError(f"{path}: missing columns {sorted(missing)} (expected {sorted(need)})")
+    for col in need & {"reasoning", "think_in_content"}:
+        bad = sorted(set(table[col]) - {"T", "F"})
+        if bad:
+            raise ValueError(f"{path}: column {col} expects 'T' or 'F', got {bad}")
+    return table
 
 
 @lru_cache(maxsize=1)
 def all_profiles() -> dict[str, ModelProfile]:
     """Every panel model by id, LLMScholarBench first (in lsb_models.csv order)."""
     profiles: dict[str, ModelProfile] = {p.id: p for p in _lsb_profiles()}
-    for mid, access, size, reasoning, temp, provider, tier, think in _AUTHORITY:
-        if mid in profiles:
-            p = profiles[mid]
-            profiles[mid] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": tier})
+    # Authority-bias models (paper §4.5, appendix E; reference A.5, A.9): Ollama tags and provider ids.
+    authority = _paper_table("authority_models.csv", {"id", "cohort", "temperature", "access", "size_class",
+                                                      "reasoning", "provider", "think_in_content"})
+    for r in authority.itertuples(index=False):
+        if r.id in profiles:
+            p = profiles[r.id]
+            profiles[r.id] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": r.cohort})
             continue
-        profiles[mid] = ModelProfile(id=mid, key=mid, papers=(AUTHORITY,), access=access, size_class=size,
-                                     reasoning=reasoning, temperature=temp, provider=provider,
-                                     api_model=mid, tier=tier, think_in_content=think)
-    for mid, access, size, reasoning, provider in _ATTRIBUTION:
-        if mid in profiles:
-            p = profiles[mid]
-            profiles[mid] = ModelProfile(**{**asdict(p), "papers": p.papers + (ATTRIBUTION,)})
+        profiles[r.id] = ModelProfile(id=r.id, key=r.id, papers=(AUTHORITY,), access=r.access, size_class=r.size_class,
+                                      reasoning=r.reasoning == "T", temperature=float(r.temperature),
+                                      provider=r.provider, api_model=r.id, tier=r.cohort,
+                                      think_in_content=r.think_in_content == "T")
+    # AttriBench models (paper appendix A.8 Table 6; reference B.0), run at T = 0.7 (paper §5.1).
+    attribution = _paper_table("attribution_models.csv", {"version", "access", "size_class", "reasoning", "provider"})
+    for r in attribution.itertuples(index=False):
+        if r.version in profiles:
+            p = profiles[r.version]
+            profiles[r.version] = ModelProfile(**{**asdict(p), "papers": p.papers + (ATTRIBUTION,)})
             continue
-        profiles[mid] = ModelProfile(id=mid, key=mid.split("/")[-1], papers=(ATTRIBUTION,), access=access,
-                                     size_class=size, reasoning=reasoning, temperature=0.7,
-                                     provider=provider, api_model=mid)
-    # gemini-2.5-flash also appears (archived) in the authority paper's extension (reference A.9)
-    if "gemini-2.5-flash" in profiles:
-        p = profiles["gemini-2.5-flash"]
-        profiles[p.id] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": "frontier"})
+        profiles[r.version] = ModelProfile(id=r.version, key=r.version.split("/")[-1], papers=(ATTRIBUTION,),
+                                           access=r.access, size_class=r.size_class, reasoning=r.reasoning == "T",
+                                           temperature=ATTRIBUTION_TEMPERATURE, provider=r.provider,
+                                           api_model=r.version)
     return profiles
 
 

@@ -1,0 +1,78 @@
+"""The authority paper's models (paper §4.5, appendix E; reference A.5, A.6, A.9).
+
+Source: ``lib/resources/authority_models.csv``, the file the synthetic panel reads too. Columns:
+id (Ollama tag or provider id), cohort (``open`` 7–9B Ollama | ``frontier`` closed-weight |
+``ablation`` the smaller closed tier), role (``headline`` | ``ablation`` | ``archived``: a model
+of the extension the paper no longer reports), temperature (what the paper ran it at: Ollama's
+default 0.8, the providers' 1.0), access, size_class, reasoning, provider, think_in_content (the
+answer carries its <think> block) and pilot (one of the three models of the 1:N pilot, §4.3).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from lib import paths
+
+MODELS_CSV = paths.RESOURCES / "authority_models.csv"
+COHORTS = ("open", "frontier", "ablation")
+ROLES = ("headline", "ablation", "archived")
+
+
+@dataclass(frozen=True)
+class AuthorityModel:
+    """One model of the authority paper: its id (Ollama tag or provider id), cohort and temperature.
+
+    ``temperature`` is what the paper ran it at without decoding overrides: Ollama's default 0.8
+    for the open-weight models, the providers' default 1.0 for the closed ones (spec A.5, A.9).
+    """
+
+    id: str
+    cohort: str          # "open" (7–9B, Ollama) | "frontier" (closed-weight) | "ablation" (smaller closed tier)
+    temperature: float
+
+
+def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
+    """The model table, one row per model in the file's order, with typed columns (reasoning,
+    think_in_content and pilot as bool, temperature as float)."""
+    path = Path(path)
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    need = ["id", "cohort", "role", "temperature", "access", "size_class", "reasoning", "provider",
+            "think_in_content", "pilot"]
+    missing = [c for c in need if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}; expected {need}")
+    for col, allowed in (("cohort", COHORTS), ("role", ROLES), ("reasoning", ("T", "F")),
+                         ("think_in_content", ("T", "F")), ("pilot", ("T", "F"))):
+        bad = sorted(set(raw[col]) - set(allowed))
+        if bad:
+            raise ValueError(f"{path}: column {col} expects one of {list(allowed)}, got {bad}")
+    out = raw[need].copy()
+    for col in ("reasoning", "think_in_content", "pilot"):
+        out[col] = out[col] == "T"
+    out["temperature"] = out["temperature"].astype(float)
+    return out
+
+
+def _models(table: pd.DataFrame) -> tuple[AuthorityModel, ...]:
+    return tuple(AuthorityModel(r.id, r.cohort, r.temperature) for r in table.itertuples(index=False))
+
+
+_TABLE = load_models()
+#: The eight headline models (paper §4.5; spec A.9 "headline" view), open-weight first.
+HEADLINE_MODELS: tuple[AuthorityModel, ...] = _models(_TABLE[_TABLE["role"] == "headline"])
+#: The tier-ablation model of Appendix E (Table 21).
+(ABLATION_MODEL,) = _models(_TABLE[_TABLE["role"] == "ablation"])
+#: Every model of the main experiment: the headline set plus the ablation (the "appendix" view).
+MAIN_MODELS: tuple[AuthorityModel, ...] = (*HEADLINE_MODELS, ABLATION_MODEL)
+#: The three models of the 15,000-run 1:N pilot (paper §4.3: llama3.1, mistral, gemma2; spec A.6).
+PILOT_MODELS: tuple[AuthorityModel, ...] = _models(_TABLE[_TABLE["pilot"] & (_TABLE["role"] == "headline")])
+MODELS_BY_ID = {m.id: m for m in MAIN_MODELS}
+
+
+def cohorts(models: Sequence[AuthorityModel] = MAIN_MODELS) -> dict[str, str]:
+    """model id -> cohort, for the per-cohort rows of ab-tab12."""
+    return {m.id: m.cohort for m in models}
