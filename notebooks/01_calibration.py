@@ -25,6 +25,7 @@ from lib.scholar import models as lsb_models
 from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
 from lib.scholar import calibration
+from lib.scholar import published as lsb_published
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -180,7 +181,7 @@ tabA1
 # default (the panel is calibrated to these values); the Tier A check on the release profile.
 
 # %%
-vs_published = published.lsb_temperatures(selected, scores)
+vs_published = lsb_published.lsb_temperatures(selected, scores)
 published.write_comparison(vs_published, "lsb_temperature_calibration", synthetic=cfg.synthetic)
 print(published.summary_line(vs_published, "llmscholarbench"))
 vs_published.head(12)

@@ -26,6 +26,7 @@ from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims_benchmark as cb
 from lib.scholar import figures as lsb_figures
+from lib.scholar import published as lsb_published
 from lib.scholar import quirks
 
 # %% tags=["parameters"]
@@ -138,7 +139,7 @@ infra.pivot_table(index=["group_kind", "group"], columns="metric_name", values="
 # (**synthetic data**); on the release profile they are the Tier A check.
 
 # %%
-vs_published = published.lsb_means([infra, ag.aggregate(per_attempt, ("model",)), ag.aggregate(per_attempt, ("param",))])
+vs_published = lsb_published.lsb_means([infra, ag.aggregate(per_attempt, ("model",)), ag.aggregate(per_attempt, ("param",))])
 vs_published.to_parquet(out_dir / "vs_published.parquet", index=False)
 published.write_comparison(vs_published, "lsb_means", synthetic=cfg.synthetic)
 print(published.summary_line(vs_published, "llmscholarbench"))

@@ -36,6 +36,7 @@ import pandas as pd
 from lib import artifacts, backend, config, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
 from lib.authority import models as ab_models
+from lib.authority import published as ab_published
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -486,7 +487,7 @@ tab23
 # they are the Tier A check.
 
 # %%
-vs_published = published.authority_comparison(artifacts.saved_tables("ab-"))
+vs_published = ab_published.authority_comparison(artifacts.saved_tables("ab-"))
 published.write_comparison(vs_published, "authority_bias", synthetic=synthetic)
 print(published.summary_line(vs_published, "authority_bias"))
 vs_published.head(20)

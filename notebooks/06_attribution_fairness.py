@@ -37,6 +37,7 @@ from IPython.display import display
 
 from lib import artifacts, backend, config, paths, published
 from lib.attribution import build, figures, metrics, models, prompts, robustness, runs, tables
+from lib.attribution import published as at_published
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -402,7 +403,7 @@ if run_models:
 # reproduction check.
 
 # %%
-vs_published = published.attribution_comparison(
+vs_published = at_published.attribution_comparison(
     artifacts.saved_tables("at-"), accuracy=accuracy if run_models else None,
     subgroups=pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True) if run_models else None)
 published.write_comparison(vs_published, "attribution_bias", synthetic=cfg.synthetic)

@@ -2,7 +2,7 @@
 import pandas as pd
 import pytest
 
-from lib import published
+from lib.attribution import published as at_pub
 from lib.attribution import tables
 from lib.attribution.balance import Balanced
 
@@ -27,7 +27,7 @@ def test_table2_paper_columns_are_the_csv_rows():
                        ("intersectional", "faithful"): _balanced("intersectional")}, with_paper=True)
     assert [c for c in t.columns if c.startswith("paper_")] == [
         "paper_authors_per_group", "paper_quotes_per_group", "paper_avg_fame", "paper_fame_range"]
-    csv = published.published_values("attribution_bias")
+    csv = at_pub.published_values()
     csv = csv[csv["artifact"] == "at-tab2"]
     for _, r in t.iterrows():
         for _, p in csv[csv["row"] == r["dataset"]].iterrows():
@@ -40,6 +40,6 @@ def test_table2_paper_columns_are_the_csv_rows():
 
 
 def test_published_rows_names_unknown_artifact():
-    assert published.published_rows("attribution_bias", "at-tab2")["intersectional"]["avg_fame"] == 5.03
+    assert at_pub.published_rows("at-tab2")["intersectional"]["avg_fame"] == 5.03
     with pytest.raises(ValueError, match="at-tab99"):
-        published.published_rows("attribution_bias", "at-tab99")
+        at_pub.published_rows("at-tab99")

@@ -7,6 +7,9 @@ import pytest
 
 from lib import paths
 from lib import published as P
+from lib.attribution import published as at_pub
+from lib.authority import published as ab_pub
+from lib.scholar import published as lsb_pub
 
 PAPERS_DIR = paths.ROOT.parent / "shared" / "papers"
 
@@ -100,12 +103,12 @@ def test_printed_number(printed, value):
 
 @pytest.fixture(scope="module")
 def ab():
-    return P.published_values("authority_bias")
+    return ab_pub.published_values()
 
 
 @pytest.fixture(scope="module")
 def at():
-    return P.published_values("attribution_bias")
+    return at_pub.published_values()
 
 
 def test_resources_parse_with_expected_shape(ab, at):
@@ -170,17 +173,17 @@ def test_resource_validation_errors(tmp_path):
     bad.loc[5, "value"] = "39.3"                       # ab-tab5 flipped, printed 39.2%
     bad.to_csv(tmp_path / "ab_published.csv", index=False)
     with pytest.raises(ValueError, match=r"row 7 \(ab-tab5 / flipped / rate\): value 39.3 differs from the printed '39.2%'"):
-        P.published_values("authority_bias", resources=tmp_path)
+        ab_pub.published_values(resources=tmp_path)
     bad = raw.copy()
     bad.loc[0, "artifact"] = "at-tab2"
     bad.to_csv(tmp_path / "ab_published.csv", index=False)
     with pytest.raises(ValueError, match="not a registered authority_bias artifact"):
-        P.published_values("authority_bias", resources=tmp_path)
+        ab_pub.published_values(resources=tmp_path)
     bad = raw.copy()
     bad.loc[0, "printed"] = ""
     bad.to_csv(tmp_path / "ab_published.csv", index=False)
     with pytest.raises(ValueError, match="note must start with 'derived'"):
-        P.published_values("authority_bias", resources=tmp_path)
+        ab_pub.published_values(resources=tmp_path)
 
 
 # ---- LLMScholarBench ------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ def test_lsb_means_wraps_published_means():
                 ("model", "gemma-3-12b", "factuality_field", 0.43),  # C.8
                 ("model", "gemma-3-12b", "parity_ethnicity", 0.70),  # C.9, published .66
                 ("param", "top_5", "duplicates", 0.0)])             # C.11
-    out = P.lsb_means([agg.iloc[:2], agg.iloc[2:]])
+    out = lsb_pub.lsb_means([agg.iloc[:2], agg.iloc[2:]])
     idx = out.set_index(["row", "column"])
     assert idx.loc[("access=open", "refusal_pct"), "within_tolerance"]
     assert not idx.loc[("access=proprietary", "refusal_pct"), "within_tolerance"]
@@ -210,11 +213,11 @@ def test_lsb_means_wraps_published_means():
     # every published label is a row; the ones not regenerated are missing
     assert len(out) == 72 + 22 * 18 + 18 * 9 and out["regenerated"].notna().sum() == 6
     with pytest.raises(ValueError, match="repeat"):
-        P.lsb_means([agg, agg])
+        lsb_pub.lsb_means([agg, agg])
 
 
 def test_lsb_temperatures_at_published_temperature():
-    pub = P.lsb_published_temperatures()
+    pub = lsb_pub.lsb_published_temperatures()
     assert len(pub) == 24
     grounded = pub.set_index("model").loc["gemini-2.5-flash-grounded"]
     assert grounded["fact_std"] == 0.0 and grounded["temperature"] == 0.5     # ".000 (→ score 3.8e99)"
@@ -223,7 +226,7 @@ def test_lsb_temperatures_at_published_temperature():
     scores = pd.DataFrame({"model": ["deepseek-chat-v3.1", "deepseek-chat-v3.1", "deepseek-r1-0528"],
                            "temperature": [0.0, 0.25, 0.25], "fact_mean": [0.936, 0.5, 0.93],
                            "fact_std": [0.056, 0.1, 0.07], "f_valid": [0.685, 0.5, 0.778]})
-    out = P.lsb_temperatures(selected, scores).set_index(["artifact", "row", "column"])
+    out = lsb_pub.lsb_temperatures(selected, scores).set_index(["artifact", "row", "column"])
     # published t*: deepseek-chat-v3.1 0.00, deepseek-r1-0528 0.25
     assert out.loc[("lsb-tabA1", "deepseek-chat-v3.1", "temperature"), "difference"] == pytest.approx(0.25)
     assert out.loc[("lsb-tabA1", "deepseek-r1-0528", "temperature"), "within_tolerance"]
@@ -232,14 +235,14 @@ def test_lsb_temperatures_at_published_temperature():
     assert out.loc[("lsb-figA2", "deepseek-r1-0528", "fact_std"), "difference"] == pytest.approx(0.01)
     assert pd.isna(out.loc[("lsb-tabA1", "qwen3-8b", "temperature"), "within_tolerance"])
     # without scores: the selected temperature's own values
-    alt = P.lsb_temperatures(selected).set_index(["artifact", "row", "column"])
+    alt = lsb_pub.lsb_temperatures(selected).set_index(["artifact", "row", "column"])
     assert alt.loc[("lsb-figA2", "deepseek-chat-v3.1", "fact_mean"), "regenerated"] == 0.5
 
 
 # ---- authority bias mapping ------------------------------------------------------------------------
 
 def _long(table_id, df):
-    return P.authority_table_long(table_id, df).set_index(["row", "column"])["regenerated"]
+    return ab_pub.authority_table_long(table_id, df).set_index(["row", "column"])["regenerated"]
 
 
 def test_authority_rates_percent_and_table_wide_rows():
@@ -300,15 +303,15 @@ def test_authority_per_row_scaling_of_mixed_tables():
 
 def test_authority_mapping_errors():
     with pytest.raises(ValueError, match="no mapping for 'ab-tab3'"):
-        P.authority_table_long("ab-tab3", pd.DataFrame())
+        ab_pub.authority_table_long("ab-tab3", pd.DataFrame())
     with pytest.raises(ValueError, match=r"ab-tab5: the regenerated table lacks column\(s\) \['rate'"):
-        P.authority_table_long("ab-tab5", pd.DataFrame({"manipulation": ["flipped"], "changed": [1], "pairs": [2]}))
+        ab_pub.authority_table_long("ab-tab5", pd.DataFrame({"manipulation": ["flipped"], "changed": [1], "pairs": [2]}))
 
 
 def test_authority_comparison_lines_up_with_the_resource():
     tab5 = pd.DataFrame({"manipulation": ["flipped", "boosted"], "changed": [1, 1], "pairs": [2, 2],
                          "rate": [0.3941, 0.25], "ci_low": [0.3, 0.2], "ci_high": [0.5, 0.3]})
-    out = P.authority_comparison({"ab-tab5": tab5, "ab-tab3": pd.DataFrame({"x": [1]})})
+    out = ab_pub.authority_comparison({"ab-tab5": tab5, "ab-tab3": pd.DataFrame({"x": [1]})})
     s = out.set_index(["artifact", "row", "column"])
     assert s.loc[("ab-tab5", "flipped", "rate"), "within_tolerance"]           # 0.3941 vs 0.392
     assert not s.loc[("ab-tab5", "boosted", "rate"), "within_tolerance"]       # 0.25 vs 0.217
@@ -321,13 +324,13 @@ def test_attribution_tables_long():
     tab2 = pd.DataFrame({"dataset": ["intersectional", "intersectional"], "mode": ["faithful", "corrected"],
                          "authors_per_group": [742, 700], "quotes_per_group": [1991, 1900], "avg_fame": [5.03, 4.9],
                          "fame_range": [0.0017, 0.01], "rms_error": [0.3, 0.2]})
-    s = P.attribution_tab2_long(tab2).set_index(["row", "column"])["regenerated"]
+    s = at_pub.attribution_tab2_long(tab2).set_index(["row", "column"])["regenerated"]
     assert s[("intersectional", "avg_fame")] == 5.03 and len(s) == 5
-    s = P.attribution_tab2_long(tab2, mode="corrected").set_index(["row", "column"])["regenerated"]
+    s = at_pub.attribution_tab2_long(tab2, mode="corrected").set_index(["row", "column"])["regenerated"]
     assert s[("intersectional", "authors_per_group")] == 700
     tab5 = pd.DataFrame({"subgroup": ["M/White", "F/Black"], "n_quotes": [797, 797], "mean": [1.67, 1.569],
                          "median": [1.568, 1.491]})
-    s = P.attribution_tab5_long(tab5).set_index("column")["regenerated"]
+    s = at_pub.attribution_tab5_long(tab5).set_index("column")["regenerated"]
     assert (s["n_quotes"], s["n_quotes_total"], s["mean_min"], s["median_max"]) == (797, 1594, 1.569, 1.568)
 
 
@@ -335,7 +338,7 @@ def test_attribution_accuracy_uses_display_names_and_no_evidence_rows():
     acc = pd.DataFrame({"dataset": ["intersectional"] * 3, "model": ["gpt-5.1", "gpt-5.1", "moonshotai/Kimi-K2.5"],
                         "prompt_type": ["direct", "direct", "indirect"], "evidence": [False, True, False],
                         "metric": "accuracy", "mean": [0.267, 0.99, 0.164]})
-    s = P.attribution_accuracy_long(acc).set_index(["row", "column"])["regenerated"]
+    s = at_pub.attribution_accuracy_long(acc).set_index(["row", "column"])["regenerated"]
     assert s.to_dict() == {("intersectional/GPT-5.1", "direct"): 0.267, ("intersectional/Kimi-K2.5", "indirect"): 0.164}
 
 
@@ -352,16 +355,16 @@ def _subgroups():
 
 def test_suppression_gap_hand_computed():
     sg = _subgroups()
-    assert P.suppression_gap(sg, "at-fig6", "intersectional: M/Black, F/White vs M/White") == pytest.approx(0.10)
-    assert P.suppression_gap(sg, "at-fig6", "intersectional: F/Black vs M/White") == pytest.approx((0.20 + 0.13) / 2)
-    assert P.suppression_gap(sg, "at-fig7", "intersectional: F/Black vs M/White") == pytest.approx(0.04)
-    assert np.isnan(P.suppression_gap(sg, "at-fig6", "multirace: Black vs White"))
+    assert at_pub.suppression_gap(sg, "at-fig6", "intersectional: M/Black, F/White vs M/White") == pytest.approx(0.10)
+    assert at_pub.suppression_gap(sg, "at-fig6", "intersectional: F/Black vs M/White") == pytest.approx((0.20 + 0.13) / 2)
+    assert at_pub.suppression_gap(sg, "at-fig7", "intersectional: F/Black vs M/White") == pytest.approx(0.04)
+    assert np.isnan(at_pub.suppression_gap(sg, "at-fig6", "multirace: Black vs White"))
     with pytest.raises(ValueError, match="cannot read the gap row"):
-        P.suppression_gap(sg, "at-fig6", "White minus Black")
+        at_pub.suppression_gap(sg, "at-fig6", "White minus Black")
 
 
 def test_attribution_comparison():
-    out = P.attribution_comparison(subgroups=_subgroups()).set_index(["artifact", "row", "column"])
+    out = at_pub.attribution_comparison(subgroups=_subgroups()).set_index(["artifact", "row", "column"])
     assert out.loc[("at-fig6", "intersectional: M/Black, F/White vs M/White", "gap_mean_over_models"),
                    "within_tolerance"]                                         # 0.10 vs "10 percentage points"
     assert out.loc[("at-fig7", "intersectional: F/Black vs M/White", "gap_mean_over_models"), "within_tolerance"]

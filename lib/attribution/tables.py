@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lib import published
 from lib.attribution import dataset as ds
+from lib.attribution import published as at_published
 from lib.attribution.balance import LOWER_FAME_BOUND, Balanced
 
 #: The criteria of Table 2 (§4.1, A.6; reference B.0), in column order.
@@ -23,11 +23,11 @@ def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
     selected_run, authors_per_group, quotes_per_group, avg_fame, fame_range, rms_error`` and
     ``*_runs_mean`` for the five criteria over all runs. ``with_paper`` adds ``paper_*`` columns
     with the published values the paper quotes in its text (rows at-tab2 of
-    ``lib/resources/at_published.csv``, read by :func:`lib.published.published_rows`; the RMS error
+    ``lib/resources/at_published.csv``, read by :func:`lib.attribution.published.published_rows`; the RMS error
     of the selected runs is not given, so no ``paper_rms_error``). Meaningful next to the released
     universe only.
     """
-    paper = published.published_rows("attribution_bias", "at-tab2") if with_paper else {}
+    paper = at_published.published_rows("at-tab2") if with_paper else {}
     rows = []
     for key, res in results.items():
         best = res.best_stats
