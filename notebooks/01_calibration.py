@@ -19,12 +19,13 @@
 # models with web search (RAG) as extra configurations: 24 configurations in all.
 
 # %%
-from lib import artifacts, backend, config, paths, published
+from lib import artifacts, config, endpoints, paths, published
 from lib.groundtruth.world import load_world
-from lib.scholar import models as lsb_models
 from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
+from lib.scholar import attempts as lsb_attempts
 from lib.scholar import calibration
+from lib.scholar import models as lsb_models
 from lib.scholar import published as lsb_published
 
 # %% tags=["parameters"]
@@ -92,7 +93,7 @@ if source == "collect":
     task_params = [tp.param for fam in families
                    for tp in prompts.task_params([fam])[:params_per_family or None]]
     is_gemini = models["provider"] == "gemini"
-    with backend.open_endpoint(cfg, world=world) as endpoint:
+    with endpoints.open_endpoint(cfg, world=world) as endpoint:
         requests = (build_requests(models[~is_gemini], experiment="temperature_analysis", params=task_params,
                                    replicates=replicates, temperatures=temperatures, seed=cfg.seed,
                                    model_id=endpoint.model_id)
@@ -114,12 +115,12 @@ if source == "collect":
 # whose temperature intervention reuses the sweep.
 
 # %%
-attempts = backend.attempts_from_store(models, experiment, requests=requests)
+attempts = lsb_attempts.attempts_from_store(models, experiment, requests=requests)
 if source == "release":     # Fig. A.2 and Table A.1 show the configurations the release's sweep holds
     models = models[models["key"].isin(set(attempts["model"]))].reset_index(drop=True)
-names = backend.name_table(attempts, world.authors)
-backend.write_parquet(attempts, out_dir / "attempts.parquet")
-backend.write_parquet(names, out_dir / "names.parquet")
+names = lsb_attempts.name_table(attempts, world.authors)
+lsb_attempts.write_parquet(attempts, out_dir / "attempts.parquet")
+lsb_attempts.write_parquet(names, out_dir / "names.parquet")
 attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
 
 # %% [markdown]
@@ -143,8 +144,8 @@ scores = calibration.temperature_scores(rule_attempts, fact_names, label_col=lab
 selected = calibration.select_temperatures(scores)
 selected["paper_temperature"] = selected["model"].map(models.set_index("key")["temperature"])
 selected["synthetic"] = cfg.synthetic
-backend.write_parquet(scores, out_dir / "temperature_scores.parquet")
-backend.write_parquet(selected, out_dir / "selected_temperatures.parquet")
+lsb_attempts.write_parquet(scores, out_dir / "temperature_scores.parquet")
+lsb_attempts.write_parquet(selected, out_dir / "selected_temperatures.parquet")
 selected
 
 # %% [markdown]

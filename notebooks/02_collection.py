@@ -23,11 +23,12 @@
 # %%
 import pandas as pd
 
-from lib import artifacts, backend, config, paths
+from lib import artifacts, config, endpoints, paths
 from lib.groundtruth.world import load_world
-from lib.scholar import models as lsb_models
 from lib.llm import prompts, release
 from lib.llm.collect import build_requests, collect
+from lib.scholar import attempts as lsb_attempts
+from lib.scholar import models as lsb_models
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -114,7 +115,7 @@ if source == "collect":
     task_params = [tp.param for fam in plan_families
                    for tp in prompts.task_params([fam])[:params_per_family or None]]
     world = load_world(cfg.seed, cfg.world.n_authors)
-    with backend.open_endpoint(cfg, world=world) as endpoint:
+    with endpoints.open_endpoint(cfg, world=world) as endpoint:
         requests = build_requests(collected, experiment="interventions", params=task_params, replicates=runs,
                                   temperatures="calibrated", seed=cfg.seed, model_id=endpoint.model_id)
         print(f"{len(requests)} requests: {len(collected)} configurations × {len(task_params)} task parameters × "
@@ -131,11 +132,11 @@ if source == "collect":
 # for the reference's name rows, corrected rule for the paper's). Notebooks 03 and 04 read these.
 
 # %%
-attempts = pd.concat([backend.attempts_from_store(models, e, requests=requests) for e in experiments],
+attempts = pd.concat([lsb_attempts.attempts_from_store(models, e, requests=requests) for e in experiments],
                      ignore_index=True)
-names = backend.name_table(attempts, world.authors)
-backend.write_parquet(attempts, out_dir / "attempts.parquet")
-backend.write_parquet(names, out_dir / "names.parquet")
+names = lsb_attempts.name_table(attempts, world.authors)
+lsb_attempts.write_parquet(attempts, out_dir / "attempts.parquet")
+lsb_attempts.write_parquet(names, out_dir / "names.parquet")
 print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests; {len(names)} name rows")
 
 # %% [markdown]

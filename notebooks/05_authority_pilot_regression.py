@@ -33,7 +33,7 @@
 # %%
 import pandas as pd
 
-from lib import artifacts, backend, config, paths, published
+from lib import artifacts, config, endpoints, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
 from lib.authority import models as ab_models
 from lib.authority import published as ab_published
@@ -134,7 +134,7 @@ pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_l
                                               shared_content=pilot_design == "shared_content")
 run_pilot = synthetic or cfg.llm.base_url is not None
 if run_pilot and len(pilot_requests):
-    with backend.open_endpoint(cfg, with_world=False) as endpoint:
+    with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
         pilot_raw, pilot_run = runs.collect_table(pilot_requests, models_pilot, endpoint,
                                                   experiment=runs.EXPERIMENTS["pilot"],
                                                   max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
@@ -254,7 +254,7 @@ print(f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()
       f"3 conditions) x {len(models_main)} models")
 print(main_requests["messages"].iloc[0][0]["content"][:1500])
 if synthetic or cfg.llm.base_url is not None:
-    with backend.open_endpoint(cfg, with_world=False) as endpoint:
+    with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
         main_raw, main_run = runs.collect_table(main_requests, models_main, endpoint,
                                                 experiment=runs.EXPERIMENTS["main"],
                                                 max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)

@@ -35,7 +35,7 @@
 import pandas as pd
 from IPython.display import display
 
-from lib import artifacts, backend, config, paths, published
+from lib import artifacts, config, endpoints, paths, published
 from lib.attribution import build, figures, metrics, models, prompts, robustness, runs, tables
 from lib.attribution import published as at_published
 
@@ -225,7 +225,7 @@ if run_models:
     panel_quotes = pd.concat(list(run_src.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
     print(f"{len(reqs):,} requests:", {s.dataset: len(s.targets) for s in specs}, "quotes,", len(model_ids), "models,",
           generations, "generations")
-    with backend.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
+    with endpoints.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
         summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
     print(summary.line())
     responses = runs.responses(reqs)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.scholar import models as lsb_models
 from lib.scholar import calibration as cal
+from lib.scholar import models as lsb_models
 
 matplotlib.use("Agg")
 KEYS = list(cal.REQUEST_KEYS)

@@ -27,8 +27,8 @@ from lib import paths
 from lib.llm import labels, prompts
 from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request, _retry_after, attempt_seed
 from lib.llm.collect import build_requests, collect, dry_run
-from lib.scholar.models import load_models
 from lib.llm.store import RawStore
+from lib.scholar.models import load_models
 
 ANSWERS = [
     '[{"Name": "Albert Einstein"}, {"Name": "Lise Meitner"}]',

@@ -6,7 +6,7 @@ A.5, A.6, A.9). The request tables of :mod:`lib.authority.prompts` are model ind
 they are crossed with the models and sent through the shared collection stack
 (:func:`lib.llm.collect.collect` into the raw store, :data:`lib.paths.RAW` by default), so the
 same code talks to the embedded synthetic panel or to real OpenAI-compatible endpoints. Nothing
-here knows the panel: the endpoint comes from the caller (``lib.backend.open_endpoint``).
+here knows the panel: the endpoint comes from the caller (``lib.endpoints.open_endpoint``).
 
 Identity in the raw store: experiment ``authority_pilot`` / ``authority_main``, model, task
 ``authority``, param = ``<request_id>@<first 12 hex of the prompt's sha256>``, the model's

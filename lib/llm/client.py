@@ -68,7 +68,7 @@ class Endpoint:
     reask_delay_s: float = 0.0
     headers: dict = field(default_factory=dict)
     #: an httpx transport every client of this endpoint uses (not a profile key: set by code,
-    #: e.g. :func:`lib.backend.open_endpoint` for the in-process panel); None = the network
+    #: e.g. :func:`lib.endpoints.open_endpoint` for the in-process panel); None = the network
     transport: Any = field(default=None, compare=False, repr=False)
 
     @classmethod

@@ -5,7 +5,7 @@ quick profile's size), from a folder written by ``save_world`` (``--world-dir``)
 parquet (``--authors``), or is left out (``--no-world``: enough for the authority and AttriBench
 prompts); ``--quotes`` is an AttriBench quote table (parquet or CSV with quote,
 author|author_clean, race, gender, log10_hits). ``serve --parent-pid P`` stops the server when
-process P is gone (the notebooks start it this way, :func:`lib.backend.open_endpoint`).
+process P is gone (the notebooks start it this way, :func:`lib.endpoints.open_endpoint`).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The per-attempt table of LLMScholarBench's metrics and its group aggregates (paper §4.1, App. C.1).
 
-Inputs are notebook 02's tables (:func:`lib.backend.attempt_table`, one row per attempt;
-:func:`lib.backend.name_table`, one row per recommended name of a chosen attempt) and a
+Inputs are notebook 02's tables (:func:`lib.attempts.attempt_table`, one row per attempt;
+:func:`lib.attempts.name_table`, one row per recommended name of a chosen attempt) and a
 :class:`lib.scholar.benchmark.GroundTruthContext`. Nothing here recomputes a metric: the
 technical ones come from :func:`lib.scholar.interventions.technical_per_attempt` (refusal over
 every attempt, validity per request, duplicates and author factuality per chosen attempt,

@@ -1,7 +1,7 @@
 """Aggregations behind LLMScholarBench's intervention figures: constrained prompting, RAG, quadrants.
 
-Inputs are the collection tables of notebooks 01/02 (:func:`lib.backend.attempt_table`,
-:func:`lib.backend.name_table`), turned into one long per-attempt table of every metric by
+Inputs are the collection tables of notebooks 01/02 (:func:`lib.attempts.attempt_table`,
+:func:`lib.attempts.name_table`), turned into one long per-attempt table of every metric by
 :func:`metric_table` (technical metrics from :func:`lib.scholar.interventions.technical_per_attempt`,
 name-based ones from :func:`lib.scholar.benchmark.per_attempt_metrics`). Everything else is a
 pure function of that long table.

@@ -1,8 +1,8 @@
 """Aggregations behind LLMScholarBench's intervention figures: temperature and refusal reasons.
 
-Inputs are the collection tables of notebooks 01 and 02 (:func:`lib.backend.attempt_table`, one
+Inputs are the collection tables of notebooks 01 and 02 (:func:`lib.attempts.attempt_table`, one
 row per attempt with ``is_refusal``, ``valid_attempt``, the raw text and the model attributes
-access / size_class / model_class; :func:`lib.backend.name_table`, one row per recommended name
+access / size_class / model_class; :func:`lib.attempts.name_table`, one row per recommended name
 of a chosen attempt). Everything is a pure function of those tables.
 
 - :func:`technical_per_attempt`: the per-attempt values of the five technical metrics
@@ -78,7 +78,7 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
       consecutive replicates' name sets in replicate order (eq. 4); replicates without a valid
       answer are absent; fewer than two → no row. ``consistency_pairs='all'`` is the v1 variant.
 
-    ``names`` holds the rows of :func:`lib.backend.name_table` (its ``mode`` column is filtered to
+    ``names`` holds the rows of :func:`lib.attempts.name_table` (its ``mode`` column is filtered to
     ``mode`` when present; only names of attempts in ``attempts`` are used). Duplicates follow
     ``metric_mode`` ('faithful' counts missing names in |L| only; 'corrected' drops them from
     both counts, eq. 3); without it, the label mode decides (faithful labels → faithful rule,

@@ -1,4 +1,4 @@
-"""lib.backend: the embedded panel behind open_endpoint, the real-endpoint branch, and recovery of
+"""lib.endpoints: the embedded panel behind open_endpoint, the real-endpoint branch, and recovery of
 the panel's refusal and eventual-validity rates by a small collection through it (tests only:
 the analysis never reads the panel's truth)."""
 import dataclasses
@@ -13,12 +13,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lib import backend, config
+from lib import config, endpoints
 from lib.groundtruth.world import load_world
 from lib.llm import labels
-from lib.scholar import models as lsb_models
 from lib.llm.collect import build_requests, collect
 from lib.llm.store import RawStore
+from lib.scholar import attempts as lsb_attempts
+from lib.scholar import models as lsb_models
 from lib.stats import wilson_ci
 
 SEED, N_AUTHORS = 7, 3000
@@ -66,7 +67,7 @@ def test_open_endpoint_serves_the_panel_on_localhost_and_stops_it(tmp_path, worl
     spy = _SpyEnviron(os.environ)
     spy[KEY_VAR] = SENTINEL
     monkeypatch.setattr(os, "environ", spy)
-    with backend.open_endpoint(cfg, world=world) as ep:
+    with endpoints.open_endpoint(cfg, world=world) as ep:
         host, port = ep.base_url.split("//")[1].split("/")[0].split(":")
         assert host == "127.0.0.1"
         with urllib.request.urlopen(ep.base_url + "/models", timeout=5) as r:
@@ -87,7 +88,7 @@ def test_open_endpoint_serves_the_panel_on_localhost_and_stops_it(tmp_path, worl
 def test_open_endpoint_stops_the_panel_when_the_block_raises(tmp_path, world):
     cfg = _profile(tmp_path)
     with pytest.raises(RuntimeError, match="boom"):
-        with backend.open_endpoint(cfg, world=world) as ep:
+        with endpoints.open_endpoint(cfg, world=world) as ep:
             port = int(ep.base_url.rsplit(":", 1)[1].split("/")[0])
             raise RuntimeError("boom")
     assert not _port_open("127.0.0.1", port)
@@ -95,7 +96,7 @@ def test_open_endpoint_stops_the_panel_when_the_block_raises(tmp_path, world):
 
 def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_prompts(tmp_path):
     cfg = _profile(tmp_path)
-    with backend.open_endpoint(cfg, with_world=False) as ep:
+    with endpoints.open_endpoint(cfg, with_world=False) as ep:
         body = json.dumps({"model": "gemini-2.5-pro", "messages": [{"role": "user", "content": "x"}]}).encode()
         with urllib.request.urlopen(urllib.request.Request(ep.base_url + "/chat/completions", data=body), timeout=5) as r:
             assert r.status == 200          # non-LLMScholarBench prompts need no ground truth
@@ -106,7 +107,7 @@ def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_promp
 
 def test_open_endpoint_returns_the_profile_endpoint_for_a_real_base_url(tmp_path):
     cfg = _profile(tmp_path, base_url="https://openrouter.ai/api/v1", api_key_env="OPENROUTER_API_KEY")
-    with backend.open_endpoint(cfg) as ep:
+    with endpoints.open_endpoint(cfg) as ep:
         assert ep.base_url == "https://openrouter.ai/api/v1"
         assert ep.api_key_env == "OPENROUTER_API_KEY"
         assert ep.model_id == "api_model" and ep.pin_provider
@@ -123,7 +124,7 @@ def recovery(tmp_path_factory, world):
     cfg = _profile(tmp)
     models = lsb_models.load_models()
     reqs = build_requests(models, experiment="recovery", params=PARAMS, replicates=REPLICATES, model_id="key")
-    with backend.open_endpoint(cfg, world=world) as ep:
+    with endpoints.open_endpoint(cfg, world=world) as ep:
         collect(reqs, ep, store_root=tmp / "raw")
     records = RawStore(tmp / "raw").records("recovery")
     lab = labels.label_attempts(records)
@@ -176,7 +177,7 @@ def test_collection_recovers_the_panel_eventual_validity_per_model(recovery):
 def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp_path):
     lab, _, (records, root, reqs) = recovery
     models = lsb_models.load_models()
-    att = backend.attempt_table(records, models)
+    att = lsb_attempts.attempt_table(records, models)
     assert len(att) == len(records) == len(lab)
     assert (att["label"] == lab["label"]).all() and (att["valid_attempt"] == lab["valid_attempt"]).all()
     assert (att["run"] == att["replicate"]).all()
@@ -189,19 +190,19 @@ def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp
     assert att.loc[att["model"] == "gemini-2.5-pro-grounded", "grounded"].all()
     assert set(att["access"]) == {"open", "proprietary"}
     with pytest.raises(KeyError, match="not-a-model"):
-        backend.attempt_table(records.assign(model="not-a-model"), models)
+        lsb_attempts.attempt_table(records.assign(model="not-a-model"), models)
     # model by model from the store gives the same table; a plan keeps only its own requests
-    streamed = backend.attempts_from_store(models, "recovery", store_root=root)
+    streamed = lsb_attempts.attempts_from_store(models, "recovery", store_root=root)
     key = ["model", "task", "param", "replicate", "attempt"]
     cols = ["label", "label_paper", "valid_attempt", "valid_attempt_paper"]
     pd.testing.assert_frame_equal(streamed.sort_values(key).reset_index(drop=True)[cols],
                                   att.sort_values(key).reset_index(drop=True)[cols])
-    part = backend.attempts_from_store(models, "recovery", store_root=root, requests=reqs[:50])
+    part = lsb_attempts.attempts_from_store(models, "recovery", store_root=root, requests=reqs[:50])
     assert set(part["request_id"]) == {r.request_id for r in reqs[:50]}
     with pytest.raises(ValueError, match="no attempt of experiment 'nope'"):
-        backend.attempts_from_store(models, "nope", store_root=root)
+        lsb_attempts.attempts_from_store(models, "nope", store_root=root)
 
-    names = backend.name_table(att, world.authors)
+    names = lsb_attempts.name_table(att, world.authors)
     assert set(names["mode"]) == {"faithful", "paper"}
     faithful = names[names["mode"] == "faithful"]
     assert len(faithful) == len(labels.name_rows(att))
@@ -209,7 +210,7 @@ def test_attempt_and_name_tables_round_trip_through_parquet(recovery, world, tmp
     assert names.loc[names["matched"], "author_id"].isin(world.authors["author_id"]).all()
     assert names.loc[~names["matched"], "author_id"].isna().all()
 
-    backend.write_parquet(att, tmp_path / "a.parquet")
+    lsb_attempts.write_parquet(att, tmp_path / "a.parquet")
     back = pd.read_parquet(tmp_path / "a.parquet")
     assert len(back) == len(att) and list(back.columns) == list(att.columns)
     i = int(np.flatnonzero(att["valid_attempt"].to_numpy())[0])
@@ -226,8 +227,8 @@ def test_collection_recovers_the_panel_factuality_per_task(recovery, world):
     from lib.panel import Panel, resolve, truth
 
     _, _, (records, _, _) = recovery
-    att = backend.attempt_table(records, lsb_models.load_models())
-    names = backend.name_table(att, world.authors)
+    att = lsb_attempts.attempt_table(records, lsb_models.load_models())
+    names = lsb_attempts.name_table(att, world.authors)
     faithful = names[names["mode"] == "faithful"].drop_duplicates(
         ["model", "param", "replicate", "attempt", "clean_name"])
     tr = truth(SEED, panel=Panel.from_world(world, SEED))
@@ -253,30 +254,30 @@ def test_the_three_panel_transports_give_identical_answers(tmp_path, world, monk
     cfg = _profile(tmp_path)
     reqs = build_requests(lsb_models.load_models().head(4), experiment="t", params=["top_5", "famous_female", "1950s"],
                           replicates=3, model_id="key")
-    with backend.open_endpoint(cfg, world=world) as ep:
+    with endpoints.open_endpoint(cfg, world=world) as ep:
         with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
             server_pid = json.loads(r.read())["pid"]
         assert server_pid != os.getpid(), "the default panel runs inside the notebook's process"
         http = collect(reqs, ep, store_root=tmp_path / "http")
-    with backend.open_endpoint(_profile(tmp_path, panel_transport="http_thread"), world=world) as ep:
+    with endpoints.open_endpoint(_profile(tmp_path, panel_transport="http_thread"), world=world) as ep:
         with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
             assert json.loads(r.read())["pid"] == os.getpid()
         thread = collect(reqs, ep, store_root=tmp_path / "thread")
     served = []
     monkeypatch.setattr("lib.panel.serve_in_thread", lambda *a, **k: served.append(a))
-    monkeypatch.setattr(backend, "_panel_process", lambda *a, **k: served.append(a))
-    with backend.open_endpoint(cfg, world=world, in_process=True) as ep:
-        assert ep.base_url == backend.IN_PROCESS_URL and isinstance(ep.transport, backend.PanelTransport)
+    monkeypatch.setattr(endpoints, "_panel_process", lambda *a, **k: served.append(a))
+    with endpoints.open_endpoint(cfg, world=world, in_process=True) as ep:
+        assert ep.base_url == endpoints.IN_PROCESS_URL and isinstance(ep.transport, endpoints.PanelTransport)
         inproc = collect(reqs, ep, store_root=tmp_path / "inproc")
     assert not served, "the in-process endpoint started an HTTP server"
-    with backend.open_endpoint(_profile(tmp_path, panel_transport="in_process"), world=world) as ep:   # the profile key
-        assert isinstance(ep.transport, backend.PanelTransport)
+    with endpoints.open_endpoint(_profile(tmp_path, panel_transport="in_process"), world=world) as ep:   # the profile key
+        assert isinstance(ep.transport, endpoints.PanelTransport)
     assert not served
     assert http.attempts_written == thread.attempts_written == inproc.attempts_written >= len(reqs)
     assert _stored(tmp_path / "http") == _stored(tmp_path / "thread") == _stored(tmp_path / "inproc")
     # the transport is not a profile key, and an endpoint built from a profile has none
     with pytest.raises(ValueError, match="unknown endpoint key 'transport'"):
-        backend.Endpoint.from_dict({"base_url": "http://x/v1", "transport": object()})
+        endpoints.Endpoint.from_dict({"base_url": "http://x/v1", "transport": object()})
 
 
 def test_a_world_never_saved_reaches_the_panel_process_through_a_temporary_copy(tmp_path, world):
@@ -284,7 +285,7 @@ def test_a_world_never_saved_reaches_the_panel_process_through_a_temporary_copy(
     edited = dataclasses.replace(world, authors=world.authors.assign(display_name="Ada Lovelace"), source=None)
     cfg = _profile(tmp_path)
     reqs = build_requests(lsb_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
-    with backend.open_endpoint(cfg, world=edited) as ep:
+    with endpoints.open_endpoint(cfg, world=edited) as ep:
         collect(reqs, ep, store_root=tmp_path / "raw")
     content = " ".join(str(r.get("content")) for r in RawStore(tmp_path / "raw").iter_records("t"))
     assert "Ada Lovelace" in content
@@ -294,7 +295,7 @@ def test_the_panel_process_reports_a_failed_start_with_its_log(tmp_path, world, 
     cfg = _profile(tmp_path)
     broken = dataclasses.replace(world, source=tmp_path / "no_such_world")
     with pytest.raises(RuntimeError, match=r"(?s)exited with code [1-9].*no_such_world"):
-        with backend.open_endpoint(cfg, world=broken):
+        with endpoints.open_endpoint(cfg, world=broken):
             pass
 
 
@@ -328,7 +329,7 @@ def test_panel_faults_reach_the_client_retry_loop(tmp_path, world, in_process):
     cfg = _profile(tmp_path)
     reqs = build_requests(lsb_models.load_models().head(2), experiment="t", params=["top_5"], replicates=20,
                           model_id="key")
-    with backend.open_endpoint(cfg, world=world, in_process=in_process, faults=FaultConfig.parse("500=0.3")) as ep:
+    with endpoints.open_endpoint(cfg, world=world, in_process=in_process, faults=FaultConfig.parse("500=0.3")) as ep:
         ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)
         summary = collect(reqs, ep, store_root=tmp_path / "raw")
     assert summary.tries["server"] > 0 and summary.tries["ok"] >= len(reqs) - summary.api_error_attempts
