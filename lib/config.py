@@ -274,24 +274,13 @@ def _promise_errors(prof: Profile, where: str) -> list[str]:
 
 def release_problems(key: str, path: Path) -> list[str]:
     """What is missing for ``real_data.<key>`` at ``path``: one message per missing file, each saying
-    where to get it ([] when complete). Each check lives next to its loader and reads no data file."""
-    if key == "raw_responses_dir":
-        from lib.llm.release import check_release
+    where to get it ([] when complete). Each check lives next to its loader (``check_release``,
+    found through :data:`lib.registry.RELEASE_CHECKS`) and reads no data file."""
+    from lib import registry
 
-        return check_release(path)
-    if key == "attribench_dir":
-        from lib.attribution.download import check_released
-
-        return check_released(path)
-    if key == "authority_dataset_dir":
-        from lib.authority.corpus import check_released
-
-        return check_released(path)
-    if key == "ground_truth_dir":
-        from lib.groundtruth.release import check_ground_truth
-
-        return check_ground_truth(path)
-    raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RealData.model_fields)}")
+    if key not in RealData.model_fields:
+        raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RealData.model_fields)}")
+    return registry.release_check(key)(path)
 
 
 def _real_data_errors(prof: Profile, where: str) -> list[str]:

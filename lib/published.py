@@ -302,8 +302,8 @@ def build_all(outputs: Path | None = None, *, tolerance: float = TOLERANCE) -> d
 
     out = Path(outputs) if outputs is not None else paths.OUTPUTS
     res: dict[str, pd.DataFrame] = {}
-    for build in registry.PUBLISHED.values():
-        res.update(build(out, tolerance=tolerance))
+    for module in registry.PUBLISHED.values():
+        res.update(registry.part(module, "build")(out, tolerance=tolerance))
     return res
 
 

@@ -1,18 +1,44 @@
 """The one place the top of lib/ meets the paper packages: per paper, its parts, as tables.
 
-Top-level modules (the published-values core, config) look a paper's part up here instead of
-importing the paper package by name; they import this module lazily, because the paper packages
-import the top-level cores.
+Top-level modules (config, the published-values core) look a part up here instead of importing
+a paper package by name. The tables name modules; :func:`part` imports one on use, so validating
+a profile imports only the light modules it needs (the paper packages import the top-level
+cores, so they cannot be imported when those load).
 """
 from __future__ import annotations
 
-from lib.attribution import published as at_published
-from lib.authority import published as ab_published
-from lib.scholar import published as lsb_published
+import importlib
+from typing import Any
 
-#: paper -> ``build(outputs, *, tolerance)``: its regenerated-vs-published comparisons of an outputs folder.
-PUBLISHED = {
-    "llmscholarbench": lsb_published.build,
-    "authority_bias": ab_published.build,
-    "attribution_bias": at_published.build,
+#: real_data key -> the module whose ``check_release(path) -> list[str]`` names every missing file.
+RELEASE_CHECKS = {
+    "raw_responses_dir": "lib.llm.release",
+    "ground_truth_dir": "lib.groundtruth.release",
+    "attribench_dir": "lib.attribution.download",
+    "authority_dataset_dir": "lib.authority.corpus",
 }
+#: paper -> its inputs module: ``profile_errors(profile, where) -> list[str]`` checks the profile's
+#: input choices (collect / import / release) for that paper's notebooks.
+INPUTS = {
+    "llmscholarbench": "lib.scholar.inputs",
+    "authority_bias": "lib.authority.inputs",
+    "attribution_bias": "lib.attribution.inputs",
+}
+#: paper -> its published module: ``build(outputs, *, tolerance) -> {name: comparison}``.
+PUBLISHED = {
+    "llmscholarbench": "lib.scholar.published",
+    "authority_bias": "lib.authority.published",
+    "attribution_bias": "lib.attribution.published",
+}
+
+
+def part(module: str, name: str) -> Any:
+    """``module.name`` of a table entry, importing the module."""
+    return getattr(importlib.import_module(module), name)
+
+
+def release_check(key: str):
+    """The ``check_release`` of ``real_data.<key>`` (KeyError naming the known keys)."""
+    if key not in RELEASE_CHECKS:
+        raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RELEASE_CHECKS)}")
+    return part(RELEASE_CHECKS[key], "check_release")

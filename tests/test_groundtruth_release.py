@@ -103,8 +103,8 @@ def test_topics_join_every_subfield_of_a_paper(world, tmp_path):
 
 def test_derived_coauthorships_when_asked(world, tmp_path):
     src = write_release(world, tmp_path, "folder", raw={"coauthorships.csv": None})
-    assert any("coauthorships.csv" in m for m in rl.check_ground_truth(src))
-    assert rl.check_ground_truth(src, derive_coauthorships=True) == []
+    assert any("coauthorships.csv" in m for m in rl.check_release(src))
+    assert rl.check_release(src, derive_coauthorships=True) == []
     w = rl.load_release(src, derive_coauthorships=True)
     assert w.meta["coauthorships"] == "derived from authorships.csv"
     pd.testing.assert_frame_equal(w.coauthorships, world.coauthorships)
@@ -139,7 +139,7 @@ def _file_of(msg: str) -> str:
 
 
 def test_missing_folder_lists_every_file_with_source(tmp_path):
-    msgs = rl.check_ground_truth(tmp_path / "nowhere")
+    msgs = rl.check_release(tmp_path / "nowhere")
     required = [f.name for f in rl.RELEASE_FILES]
     assert len(msgs) == len(required) == 9
     for name, msg in zip(required, msgs):
@@ -159,7 +159,7 @@ def test_missing_folder_lists_every_file_with_source(tmp_path):
 def test_missing_aps_part_only(world, tmp_path):
     src = write_release(world, tmp_path, "reference",
                         raw={"authors_aps_stats.csv": None, "authors_mapping.csv": None})
-    msgs = rl.check_ground_truth(src)
+    msgs = rl.check_release(src)
     assert [_file_of(m) for m in msgs] == ["authors_mapping.csv", "authors_aps_stats.csv"]
     assert all("APS Data Sets for Research" in m and str(src) in m for m in msgs)
 
@@ -168,7 +168,7 @@ def test_missing_column_and_unreadable_file_named_with_path(world, tmp_path):
     t = release_tables(world)
     t["authorships.csv"] = t["authorships.csv"].drop(columns="id_author")
     src = write_release(world, tmp_path, "folder", tables=t, raw={"topics.csv": b"\xff\xfe\x00bad"})
-    msgs = rl.check_ground_truth(src)
+    msgs = rl.check_release(src)
     assert len(msgs) == 2
     ships = next(m for m in msgs if "authorships.csv" in m)
     assert "missing column(s) ['id_author']" in ships and str(src / "release/final_dataset/authorships.csv") in ships
@@ -179,7 +179,7 @@ def test_missing_column_and_unreadable_file_named_with_path(world, tmp_path):
 def test_corrupt_tarball_is_reported(tmp_path):
     bad = tmp_path / "final_dataset.tar.gz"
     bad.write_bytes(b"not a gzip file")
-    msgs = rl.check_ground_truth(bad)
+    msgs = rl.check_release(bad)
     assert "unreadable archive" in msgs[0] and str(bad) in msgs[0]
     assert len(msgs) == 10
 
@@ -235,7 +235,7 @@ def test_ragged_csv_is_reported_with_its_path(world, tmp_path):
 
 def test_broken_pca_model(world, tmp_path):
     src = write_release(world, tmp_path, "folder", raw={rl.PCA_MODEL: b"garbage"})
-    assert rl.check_ground_truth(src) == []  # optional file
+    assert rl.check_release(src) == []  # optional file
     with pytest.raises(rl.ReleaseError, match=r"pca_cosine_similarity_model\.h5.*not an HDF5 file"):
         rl.load_pca_embedding(src)
 

@@ -102,13 +102,13 @@ def test_validation_reports_every_release_at_once_in_process(tmp_path):
 
 # ---- the check functions next to each loader -------------------------------------------------------
 def test_attribench_check_names_missing_files_and_wrong_headers(tmp_path):
-    assert len(download.check_released(tmp_path / "absent")) == 5
-    assert "does not exist" in download.check_released(tmp_path / "absent")[0]
+    assert len(download.check_release(tmp_path / "absent")) == 5
+    assert "does not exist" in download.check_release(tmp_path / "absent")[0]
     written = rf.write_attribench_release(tmp_path / "ab", n_authors=200)
-    assert download.check_released(tmp_path / "ab") == []
+    assert download.check_release(tmp_path / "ab") == []
     written[-1].unlink()                                              # universe_authors.csv
     (tmp_path / "ab" / "multirace_with_quotes.csv").write_text("author,quote\nA,B\n")
-    msgs = download.check_released(tmp_path / "ab")
+    msgs = download.check_release(tmp_path / "ab")
     assert len(msgs) == 2
     assert "multirace_with_quotes.csv: header 'author,quote' is not the release's" in msgs[0]
     assert "universe_authors.csv is missing" in msgs[1] and "1_dataset_construction/universe_authors.csv" in msgs[1]
@@ -136,19 +136,19 @@ def test_released_pilot_rows(tmp_path):
 
 def test_authority_check_names_each_missing_file(tmp_path):
     root = tmp_path / "ab"
-    assert [m.split(" is missing")[0].split(f"{root}/")[-1] for m in corpus.check_released(root)] == [
+    assert [m.split(" is missing")[0].split(f"{root}/")[-1] for m in corpus.check_release(root)] == [
         "scholar_papers.json", "experiment_sets.json", "results/*.json"]
     rf.write_authority_release(root, topics=("Sentiment Analysis",), n_queries=1, models=("gpt-5.4",))
-    assert corpus.check_released(root) == []
+    assert corpus.check_release(root) == []
     (root / "results" / "results_tiny.json").rename(root / "results" / "1n_pilot_x.json")
     (root / "experiment_sets.json").unlink()
-    msgs = corpus.check_released(root)
+    msgs = corpus.check_release(root)
     assert len(msgs) == 2 and "experiment_sets.json is missing" in msgs[0] and "besides 1n_pilot" in msgs[1]
     # a release unpacked with its data/ folder: say where to point the profile
     nested = tmp_path / "nested"
     (nested / "data").mkdir(parents=True)
     (root / "scholar_papers.json").rename(nested / "data" / "scholar_papers.json")
-    (msg,) = corpus.check_released(nested)
+    (msg,) = corpus.check_release(nested)
     assert f"set authority_dataset_dir to {nested / 'data'}" in msg
 
 

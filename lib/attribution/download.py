@@ -69,7 +69,7 @@ def available(dest: Path | None = None) -> dict[str, Path]:
     return {f.name: local_path(f.name, dest) for f in FILES if local_path(f.name, dest).is_file()}
 
 
-def check_released(dest: Path | str | None = None) -> list[str]:
+def check_release(dest: Path | str | None = None) -> list[str]:
     """Messages naming each released file missing from ``dest`` and where to get it ([]: all five there).
 
     Fast (no download, reads only each file's header row): a file that is absent, or whose header is

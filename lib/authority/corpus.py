@@ -347,7 +347,7 @@ RELEASED_FILES = {
 RELEASED_PILOT = "results/1n_pilot/1n_pilot_*.json"
 
 
-def check_released(root: Path | str) -> list[str]:
+def check_release(root: Path | str) -> list[str]:
     """Messages naming each file of the authority-bias release missing under ``root`` ([]: complete).
 
     Fast (reads no file): ``scholar_papers.json``, ``experiment_sets.json`` and at least one

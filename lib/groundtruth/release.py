@@ -34,7 +34,7 @@ pca_cosine_similarity_model.h5 ids, embedding_ (optional; :func:`load_pca_embedd
 "OA" files are the public, OpenAlex-derived tables of the data release (DOI 10.5281/zenodo.20417107).
 "APS" files carry APS's own author ids and APS-internal citation counts: they are built from the
 American Physical Society's licensed "APS Data Sets for Research" (https://journals.aps.org/datasets)
-and are not redistributed; :func:`check_ground_truth` says so for each one that is missing (a copy
+and are not redistributed; :func:`check_release` says so for each one that is missing (a copy
 found anywhere in the folder is used like any other file). ``aps_years_of_activity`` is kept only
 when numeric: the reference script writes it as a "[min, max]" list, which its own PCA cannot use [!].
 
@@ -62,7 +62,7 @@ Mapping onto the schema (:mod:`lib.groundtruth.schema`):
   ``derive_coauthorships=True`` a missing file is replaced by one edge per pair of co-authors of a
   paper (the reference's missing generator, §7).
 
-Errors. :func:`check_ground_truth` lists what is missing or unreadable (fast; reads only CSV
+Errors. :func:`check_release` lists what is missing or unreadable (fast; reads only CSV
 headers). :func:`load_release` raises :class:`ReleaseError` for a malformed file, naming the file
 (for a tarball member: the archive and the member), the column and an example row with its CSV line
 number (unparseable ids, dates, numbers, labels or name lists; duplicated ids; an id of
@@ -288,7 +288,7 @@ def _required(derive_coauthorships: bool) -> list[str]:
     return [f.name for f in RELEASE_FILES if not (derive_coauthorships and f.name == "coauthorships.csv")]
 
 
-def check_ground_truth(path: Path | str | None = None, *, derive_coauthorships: bool = False) -> list[str]:
+def check_release(path: Path | str | None = None, *, derive_coauthorships: bool = False) -> list[str]:
     """Messages naming every required release file that is missing or unreadable (empty: ready).
 
     ``path``: the release folder (files at any depth, also inside its tar archives) or the
@@ -555,7 +555,7 @@ _SOURCES = {"authors": ("authors_demographics.csv", "authors_stats.csv", "author
 def load_release(path: Path | str | None = None, *, derive_coauthorships: bool = False) -> World:
     """The release's ground truth as a validated companion :class:`World` (``synthetic=False``).
 
-    ``path``: the release folder or ``final_dataset.tar.gz`` (see :func:`check_ground_truth`).
+    ``path``: the release folder or ``final_dataset.tar.gz`` (see :func:`check_release`).
     Raises FileNotFoundError listing every missing/unreadable file (with where to get it), and
     :class:`ReleaseError` for a malformed file (path, column, example row). ``meta`` records the
     DOI, where each file was found, the PCA model if present, and the counts of recoded values.
@@ -661,7 +661,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="without coauthorships.csv, link every pair of co-authors of a paper")
     a = ap.parse_args(argv)
     if a.cmd == "check":
-        problems = check_ground_truth(a.src, derive_coauthorships=a.derive_coauthorships)
+        problems = check_release(a.src, derive_coauthorships=a.derive_coauthorships)
         for p in problems:
             print(p, file=sys.stderr)
         if not problems:
