@@ -31,12 +31,16 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(LIB.rglob("*.py"))}
 
 
-def imports(path: Path, known: set[str]) -> set[str]:
-    """The ``lib`` modules ``path`` imports (anywhere in the file, lazy imports included)."""
+def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
+    """The ``lib`` modules ``path`` imports: at load time (module level), and with ``lazy`` also
+    inside functions. A module named by a string constant of the registry counts as a lazy import
+    (:mod:`lib.registry` imports its table entries on use)."""
     me = module_name(path)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    nodes = list(ast.walk(tree)) if lazy else _load_time(tree.body)
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in nodes:
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -46,12 +50,30 @@ def imports(path: Path, known: set[str]) -> set[str]:
             for a in node.names:
                 sub = f"{base}.{a.name}"
                 out.add(sub if sub in known else base)
+        elif lazy and me == "lib.registry" and isinstance(node, ast.Constant) and node.value in known:
+            out.add(node.value)
     return {m for m in out if m == "lib" or m.startswith("lib.")} - {me}
 
 
-def graph() -> dict[str, set[str]]:
+def _load_time(body: list[ast.stmt]) -> list[ast.AST]:
+    """The statements run when the module loads: everything but function bodies (class bodies,
+    ``if``/``try`` blocks at module level included)."""
+    out: list[ast.AST] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        out.append(stmt)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            out += _load_time([x for x in getattr(stmt, field, []) if isinstance(x, ast.stmt)]
+                              + [x for x in getattr(stmt, field, []) if isinstance(x, ast.ExceptHandler)])
+        if isinstance(stmt, ast.ExceptHandler):
+            out += _load_time(stmt.body)
+    return out
+
+
+def graph(*, lazy: bool = True) -> dict[str, set[str]]:
     mods = modules()
-    return {m: {d for d in imports(p, set(mods)) if d in mods} for m, p in mods.items()}
+    return {m: {d for d in imports(p, set(mods), lazy=lazy) if d in mods} for m, p in mods.items()}
 
 
 def unit(module: str) -> str:
@@ -61,9 +83,10 @@ def unit(module: str) -> str:
 
 
 def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[list[str]]]:
-    """(layers, cycles) of the unit graph: layer 0 imports no other unit, layer k only units of
-    lower layers; units on an import cycle are merged (listed in ``cycles``) and share a layer."""
-    g = graph() if g is None else g
+    """(layers, cycles) of the unit graph of load-time imports (default): layer 0 imports no other
+    unit, layer k only units of lower layers; units on an import cycle are merged (listed in
+    ``cycles``) and share a layer."""
+    g = graph(lazy=False) if g is None else g
     ug: dict[str, set[str]] = defaultdict(set)
     for m, deps in g.items():
         ug[unit(m)] |= {unit(d) for d in deps if unit(d) != unit(m) and unit(d) != "lib"}
@@ -159,9 +182,22 @@ def test_paper_packages_do_not_import_each_other():
     assert bad == []
 
 
+def lazy_edges() -> list[str]:
+    """Unit-level imports made only inside functions (deferred on purpose: entry points, the registry)."""
+    eager, every = graph(lazy=False), graph()
+    pairs = {(unit(m), unit(d)) for m in every for d in every[m] - eager[m] if unit(d) != unit(m)}
+    pairs -= {(unit(m), unit(d)) for m in eager for d in eager[m]}
+    return sorted(f"{a} -> {b}" for a, b in pairs)
+
+
+def test_no_import_cycle_between_units_at_load_time():
+    assert layers()[1] == []
+
+
 if __name__ == "__main__":
     lay, cycles = layers()
     for i, units in enumerate(lay):
         print(f"layer {i}: {', '.join(units)}")
     for c in cycles:
         print("cycle:", " <-> ".join(c))
+    print("lazy (inside functions):", "; ".join(lazy_edges()) or "none")
