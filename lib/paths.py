@@ -53,3 +53,13 @@ def ensure(*dirs: Path) -> None:
     """Create output directories on demand (never at import time)."""
     for d in dirs:
         d.mkdir(parents=True, exist_ok=True)
+
+
+def stage_dir(notebook: str) -> Path:
+    """The folder where ``notebook`` (e.g. "01_calibration") writes the intermediate data that
+    later notebooks read: ``DATA/<notebook>``. ValueError if no such notebook exists, so a typo
+    cannot send a notebook to an empty folder."""
+    if not (NOTEBOOKS / f"{notebook}.py").is_file():
+        known = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+        raise ValueError(f"stage_dir: no notebook {notebook!r} in {NOTEBOOKS}; expected one of {known}")
+    return DATA / notebook

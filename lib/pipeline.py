@@ -75,14 +75,9 @@ def lib_hash() -> str:
     return tree_hash(paths.LIB)
 
 
-def data_dir(notebook: str) -> Path:
-    """Where ``notebook`` writes the intermediate data that later notebooks read."""
-    return paths.DATA / notebook
-
-
 def data_digest(notebook: str) -> str:
     """Hash of the data ``notebook`` hands to later notebooks (its ``outputs/data/<name>/``)."""
-    d = data_dir(notebook)
+    d = paths.stage_dir(notebook)
     return tree_hash(d) if d.is_dir() else "absent"
 
 
@@ -278,7 +273,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
     from papermill.exceptions import PapermillExecutionError
 
     run = NotebookRun(notebook)
-    paths.ensure(paths.EXECUTED, paths.LOGS, paths.STATE, paths.RECORDS, data_dir(notebook))
+    paths.ensure(paths.EXECUTED, paths.LOGS, paths.STATE, paths.RECORDS, paths.stage_dir(notebook))
     _clear_previous(notebook)
     src = _prepare_input(notebook, paths.EXECUTED)
     out = paths.EXECUTED / f"{notebook}.ipynb"
