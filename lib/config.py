@@ -293,33 +293,11 @@ def _real_data_errors(prof: Profile, where: str) -> list[str]:
     return errs
 
 
-#: notebooks that collect from the endpoint unless their ``source`` parameter says "release"
-COLLECTING_NOTEBOOKS = ("01_calibration", "02_collection")
+def _input_errors(prof: Profile, where: str) -> list[str]:
+    """Each paper's check of its input choices (collect / import / release; :data:`lib.registry.INPUTS`)."""
+    from lib import registry
 
-
-def _source_errors(prof: Profile, where: str) -> list[str]:
-    """Import mode (``source: release``) needs the release and a ground truth to match names against;
-    a real-data profile without an endpoint (``synthetic: false``, ``llm.base_url: null``) must not
-    collect: the embedded panel is synthetic, and its answers would be labelled real."""
-    errs = []
-    no_endpoint = not prof.synthetic and prof.llm.base_url is None
-    for nb in COLLECTING_NOTEBOOKS:
-        if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := notebook_parameters(nb)):
-            continue
-        source = prof.notebooks.get(nb, {}).get("source", defaults["source"])
-        if source not in ("collect", "release"):
-            errs.append(f"{where}: key 'notebooks.{nb}.source': expected 'collect' or 'release', got {source!r}")
-        elif source == "release":
-            errs += [f"{where}: key 'real_data.{key}': notebooks.{nb}.source is 'release', which needs {what}; "
-                     f"set it (see README, \"Tier A: the release profile\")"
-                     for key, what in (("raw_responses_dir", "the LLMScholarBench raw responses to import"),
-                                       ("ground_truth_dir", "the ground truth the recommended names are matched against"))
-                     if getattr(prof.real_data, key) is None]
-        elif no_endpoint:
-            errs.append(f"{where}: key 'notebooks.{nb}.source': synthetic: false with llm.base_url: null has no "
-                        f"endpoint to collect from (the embedded panel is synthetic); set it to 'release' "
-                        f"(import real_data.raw_responses_dir) or give llm.base_url")
-    return errs
+    return [e for module in registry.INPUTS.values() for e in registry.part(module, "profile_errors")(prof, where)]
 
 
 def load_profile(profile: str | Path) -> Profile:
@@ -342,7 +320,7 @@ def load_profile(profile: str | Path) -> Profile:
         raise ProfileError("\n".join(errs + _pydantic_errors(exc, where))) from None
     prof.path = str(path)
     errs += (_notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
-             + _source_errors(prof, where))
+             + _input_errors(prof, where))
     if errs:
         raise ProfileError("\n".join(errs))
     return prof

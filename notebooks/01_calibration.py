@@ -21,10 +21,11 @@
 # %%
 from lib import artifacts, config, endpoints, paths, published
 from lib.groundtruth.world import load_world
-from lib.llm import prompts, release
+from lib.llm import prompts
 from lib.llm.collect import build_requests, collect
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import calibration
+from lib.scholar import inputs as lsb_inputs
 from lib.scholar import models as lsb_models
 from lib.scholar import published as lsb_published
 
@@ -43,7 +44,7 @@ source = "collect"           # "release": import the paper's sweep from real_dat
 # %%
 cfg = config.load_profile(profile)
 models = lsb_models.load_models()
-out_dir = paths.DATA / "01_calibration"
+out_dir = paths.stage_dir("01_calibration")
 
 # %% [markdown]
 # ## Table 1: LLMs by size class and access
@@ -76,15 +77,11 @@ tab1
 # tasks and runs), so the grid parameters above are not used; the numbers are real, not synthetic.
 
 # %%
+lsb_inputs.check_choice("01_calibration", "source", source)
 if source == "release":
-    from lib.groundtruth.release import load_release
-
-    world = load_release(cfg.real_path("ground_truth_dir"))
-    imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
+    world, imported = lsb_inputs.import_release(cfg)
     print(imported.summary())
     experiment, requests = "temperature", None
-elif source != "collect":
-    raise ValueError(f"01_calibration: parameter source must be 'collect' or 'release', got {source!r}")
 
 # %%
 if source == "collect":

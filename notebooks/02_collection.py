@@ -25,9 +25,10 @@ import pandas as pd
 
 from lib import artifacts, config, endpoints, paths
 from lib.groundtruth.world import load_world
-from lib.llm import prompts, release
+from lib.llm import prompts
 from lib.llm.collect import build_requests, collect
 from lib.scholar import attempts as lsb_attempts
+from lib.scholar import inputs as lsb_inputs
 from lib.scholar import models as lsb_models
 
 # %% tags=["parameters"]
@@ -43,7 +44,7 @@ source = "collect"           # "release": import the paper's runs from real_data
 # %%
 cfg = config.load_profile(profile)
 models = lsb_models.load_models()
-out_dir = paths.DATA / "02_collection"
+out_dir = paths.stage_dir("02_collection")
 
 # %% [markdown]
 # ## Fig. A.1: the prompt template, rendered for every task parameter
@@ -84,31 +85,16 @@ print(prompts.render("biased_top_k", "top_100_bias_gender_female"))
 # runs, so the collection parameters above are not used; the numbers are real, not synthetic.
 
 # %%
+lsb_inputs.check_choice("02_collection", "source", source)
 if source == "release":
-    from lib.groundtruth.release import load_release
-
-    world = load_release(cfg.real_path("ground_truth_dir"))
-    imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
+    world, imported = lsb_inputs.import_release(cfg)
     print(imported.summary())
     experiments = [e for e in ("baseline", "rag") if imported.per_experiment.get(e)]
     requests = None
-elif source != "collect":
-    raise ValueError(f"02_collection: parameter source must be 'collect' or 'release', got {source!r}")
 
 # %%
-if source == "collect" and temperature_source == "calibration":
-    selected_path = paths.DATA / "01_calibration" / "selected_temperatures.parquet"
-    if not selected_path.is_file():
-        raise FileNotFoundError(f"{selected_path}: run notebook 01 first (it selects the temperatures), "
-                                "or set temperature_source = 'paper'")
-    selected = pd.read_parquet(selected_path).set_index("model")["temperature"]
-    missing = sorted(set(models["key"]) - set(selected.index))
-    if missing:
-        raise KeyError(f"{selected_path}: column model lacks {missing}; re-run notebook 01")
-    models["temperature"] = models["key"].map(selected).astype(float)
-elif source == "collect" and temperature_source != "paper":
-    raise ValueError(f"parameter temperature_source must be 'calibration' or 'paper', got {temperature_source!r}")
 if source == "collect":
+    models = lsb_inputs.collection_temperatures(models, temperature_source)
     experiments = ["interventions"]
     collected = models if rag else models[~models["grounded"]]
     plan_families = [f for f in families if f != "biased_top_k"] + (["biased_top_k"] if constrained_prompts else [])

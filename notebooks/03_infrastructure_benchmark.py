@@ -38,7 +38,7 @@ consistency_pairs = "consecutive"  # "all": the v1 variant (mean Jaccard over al
 
 # %%
 cfg = config.load_profile(profile)
-out_dir = paths.DATA / "03_infrastructure_benchmark"
+out_dir = paths.stage_dir("03_infrastructure_benchmark")
 paths.ensure(out_dir)
 claims.clear("03_infrastructure_benchmark")
 
@@ -97,7 +97,7 @@ dist.pivot_table(index=["attribute", "label"], values="share", sort=False).round
 # below is synthetic, not the paper's findings.
 
 # %%
-coll_dir = paths.DATA / "02_collection"
+coll_dir = paths.stage_dir("02_collection")
 attempts = pd.read_parquet(coll_dir / "attempts.parquet")
 names = pd.read_parquet(coll_dir / "names.parquet")
 base = ag.baseline(attempts)

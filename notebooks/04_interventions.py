@@ -52,9 +52,9 @@ quadrant_temperature_stride = 1   # Fig. C.18(b): every n-th sweep temperature (
 
 # %%
 cfg = config.load_profile(profile)
-out_dir = paths.DATA / "04_interventions"
+out_dir = paths.stage_dir("04_interventions")
 paths.ensure(out_dir)
-sweep_dir, coll_dir = paths.DATA / "01_calibration", paths.DATA / "02_collection"
+sweep_dir, coll_dir = paths.stage_dir("01_calibration"), paths.stage_dir("02_collection")
 sweep_attempts = pd.read_parquet(sweep_dir / "attempts.parquet")
 sweep_names = pd.read_parquet(sweep_dir / "names.parquet")
 coll_attempts = pd.read_parquet(coll_dir / "attempts.parquet")

@@ -35,6 +35,7 @@ import pandas as pd
 
 from lib import artifacts, config, endpoints, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, responses, runs
+from lib.authority import inputs as ab_inputs
 from lib.authority import models as ab_models
 from lib.authority import published as ab_published
 
@@ -58,20 +59,14 @@ authority_weights = {"venue": 0.2, "median_h": 0.2, "max_h": 0.2, "citations": 0
 
 # %%
 cfg = config.load_profile(profile)
-if weights_source not in ("pilot", "given"):
-    raise ValueError(f"05_authority_pilot_regression: parameter weights_source must be 'pilot' or 'given', "
-                     f"got {weights_source!r}")
-if corpus_source == "synthetic" and cfg.real_data.authority_dataset_dir:   # the profile's release (Tier A)
-    corpus_source = str(cfg.real_path("authority_dataset_dir"))
-synthetic = corpus_source == "synthetic"
-out_dir = paths.DATA / "05_authority_pilot_regression"
+inputs = ab_inputs.resolve(cfg, corpus_source=corpus_source, main_models=main_models, pilot_models=pilot_models,
+                           weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
+                           pilot_averaging=pilot_averaging, parse_mode=parse_mode)
+corpus_source, synthetic = inputs.corpus_source, inputs.synthetic
+out_dir = paths.stage_dir("05_authority_pilot_regression")
 paths.ensure(out_dir)
-paper_corpus = corpus.synthetic_corpus(cfg.seed) if synthetic else corpus.load_released(corpus_source)
-if topics:
-    paper_corpus = paper_corpus.subset(topics)
-models_main = list(main_models) or [m.id for m in ab_models.MAIN_MODELS]
-models_pilot = list(pilot_models) or [m.id for m in ab_models.PILOT_MODELS]
-headline = [m for m in models_main if m != ab_models.ABLATION_MODEL.id]
+paper_corpus = ab_inputs.load_corpus(cfg, inputs, topics)
+models_main, models_pilot, headline = list(inputs.main_models), list(inputs.pilot_models), inputs.headline
 print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
       len(paper_corpus.queries), "queries")
 print("main-experiment models:", models_main)
@@ -126,14 +121,11 @@ tab4
 # only in metadata, and the source paper's own relevance no longer competes with the fixed card.
 
 # %%
-if pilot_design not in ("reference", "shared_content"):
-    raise ValueError(f"parameter pilot_design must be 'reference' or 'shared_content', got {pilot_design!r}")
 pilot_topic_list = [t for t in (pilot_topics or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
 pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_list,
                                               n_queries=pilot_queries_per_topic, seed=cfg.seed,
                                               shared_content=pilot_design == "shared_content")
-run_pilot = synthetic or cfg.llm.base_url is not None
-if run_pilot and len(pilot_requests):
+if inputs.collect and len(pilot_requests):
     with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
         pilot_raw, pilot_run = runs.collect_table(pilot_requests, models_pilot, endpoint,
                                                   experiment=runs.EXPERIMENTS["pilot"],
@@ -253,7 +245,7 @@ main_requests = prompts.build_main_requests(paper_corpus, n_queries=queries_per_
 print(f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()} queries x 3 instructions x "
       f"3 conditions) x {len(models_main)} models")
 print(main_requests["messages"].iloc[0][0]["content"][:1500])
-if synthetic or cfg.llm.base_url is not None:
+if inputs.collect:
     with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
         main_raw, main_run = runs.collect_table(main_requests, models_main, endpoint,
                                                 experiment=runs.EXPERIMENTS["main"],

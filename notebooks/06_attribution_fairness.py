@@ -37,6 +37,7 @@ from IPython.display import display
 
 from lib import artifacts, config, endpoints, paths, published
 from lib.attribution import build, figures, metrics, models, prompts, robustness, runs, tables
+from lib.attribution import inputs as at_inputs
 from lib.attribution import published as at_published
 
 # %% tags=["parameters"]
@@ -55,15 +56,15 @@ significance_test = "z"      # "z" (faithful, the release) or "welch" (corrected
 
 # %%
 cfg = config.load_profile(profile)
-out_dir = paths.DATA / "06_attribution_fairness"
+at_inputs.check(prompt_family=prompt_family, significance_test=significance_test, rag_subset_models=rag_subset_models)
+out_dir = paths.stage_dir("06_attribution_fairness")
 paths.ensure(out_dir)
 tw = build.build_twin(twin_authors, cfg.seed, runs=balancing_runs, lam=balance_lambda, n_matchings=n_matchings)
 build.save(tw, out_dir)
-rel = (build.build_released(cfg.real_path("attribench_dir"), runs=balancing_runs, seed=cfg.seed, lam=balance_lambda)
-       if use_released_data else None)
+rel = at_inputs.released(cfg, use_released_data, runs=balancing_runs, lam=balance_lambda)
 # the release holds no model responses: without an endpoint (a real-data profile with llm.base_url null,
 # e.g. params/release.yaml) the runs of §5 are not made and their figures are reported missing
-run_models = cfg.synthetic or cfg.llm.base_url is not None
+run_models = at_inputs.run_models(cfg)
 src = rel if rel is not None else tw
 print(f"twin: {len(tw.universe):,} authors, {len(tw.quotes):,} quotes;",
       {k: len(v) for k, v in tw.datasets.items()}, "quotes per dataset")

@@ -1,0 +1,62 @@
+"""AttriBench's inputs: the synthetic twin, the released files, and whether the models are asked.
+
+Notebook 06 always builds the synthetic twin; with ``use_released_data`` it also balances the
+released universe (``real_data.attribench_dir``, default ``downloads/attribench``) when its files
+are there. The release holds no model responses, so the runs of §5 are made only with an endpoint
+to ask: the embedded panel (synthetic profiles) or ``llm.base_url``. :func:`profile_errors`
+checks the notebook's choices when the profile is loaded (through :data:`lib.registry.INPUTS`),
+:func:`check` when the notebook starts.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lib import config
+from lib.attribution import models as at_models
+
+NOTEBOOK = "06_attribution_fairness"
+#: Allowed values of the notebook's choice parameters.
+CHOICES = {"prompt_family": ("reference", "providers", "together"), "significance_test": ("z", "welch")}
+
+
+def _errors(params: dict[str, Any], key: str) -> list[str]:
+    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message."""
+    errs = [key.replace("{name}", name) + ": expected " + " or ".join(repr(a) for a in allowed) + f", got {params[name]!r}"
+            for name, allowed in CHOICES.items() if name in params and params[name] not in allowed]
+    known = list(at_models.table6()["version"])
+    unknown = [m for m in params.get("rag_subset_models") or [] if m not in known]
+    if unknown:
+        errs.append(key.replace("{name}", 'rag_subset_models') + f": unknown model(s) {unknown}; expected versions of "
+                    f"{at_models.MODELS_CSV.name}: {known}")
+    return errs
+
+
+def profile_errors(prof: config.Profile, where: str) -> list[str]:
+    """The profile's overrides of notebook 06's choices: allowed values and known models."""
+    if NOTEBOOK not in prof.notebooks:
+        return []
+    return _errors(prof.notebooks[NOTEBOOK], f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'")
+
+
+def check(**params: Any) -> None:
+    """The notebook's own parameters (prompt_family, significance_test, rag_subset_models); ValueError
+    listing every bad value."""
+    errs = _errors(params, f"{NOTEBOOK}: parameter {{name}}")
+    if errs:
+        raise ValueError("\n".join(errs))
+
+
+def run_models(cfg: config.Profile) -> bool:
+    """Whether the models are asked: there is an endpoint (the embedded panel on a synthetic
+    profile, or ``llm.base_url``); a real-data profile without one reports Figures 4–8, 13–16 missing."""
+    return cfg.synthetic or cfg.llm.base_url is not None
+
+
+def released(cfg: config.Profile, use_released_data: bool, *, runs: int, lam: float):
+    """The released AttriBench (:func:`lib.attribution.build.build_released`) when asked for and
+    downloaded, else None (the synthetic twin stands in)."""
+    if not use_released_data:
+        return None
+    from lib.attribution import build
+
+    return build.build_released(cfg.real_path("attribench_dir"), runs=runs, seed=cfg.seed, lam=lam)

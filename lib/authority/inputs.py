@@ -1,0 +1,100 @@
+"""The authority paper's inputs: the synthetic corpus and panel, or the released dataset (Tier A).
+
+Notebook 05 reads its corpus from ``corpus_source``: ``"synthetic"`` (the embedded default) or a
+released dataset folder; a profile's ``real_data.authority_dataset_dir`` sets it. The answers are
+collected from the endpoint when there is one to ask (the embedded panel on the synthetic
+corpus, or ``llm.base_url``); a real-data profile without an endpoint reads the release's own
+answers. :func:`profile_errors` checks the choices when the profile is loaded (through
+:data:`lib.registry.INPUTS`), :func:`resolve` when the notebook starts.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lib import config, paths
+from lib.authority import models as ab_models
+
+NOTEBOOK = "05_authority_pilot_regression"
+SYNTHETIC = "synthetic"
+#: Allowed values of the notebook's choice parameters.
+CHOICES = {"weights_source": ("pilot", "given"), "pilot_design": ("reference", "shared_content"),
+           "pilot_fit": ("gd", "mle"), "pilot_averaging": ("subsets", "general"),
+           "parse_mode": ("faithful", "corrected")}
+#: Model-list parameters: ids must be models of lib/resources/authority_models.csv.
+MODEL_LISTS = ("main_models", "pilot_models")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Where notebook 05's inputs come from."""
+
+    corpus_source: str                  # "synthetic" or the released dataset folder
+    collect: bool                       # ask the endpoint (panel or real) instead of reading the release's answers
+    main_models: tuple[str, ...]        # main-experiment model ids (the headline set and the ablation)
+    pilot_models: tuple[str, ...]       # 1:N pilot model ids
+
+    @property
+    def synthetic(self) -> bool:
+        return self.corpus_source == SYNTHETIC
+
+    @property
+    def headline(self) -> list[str]:
+        """The main models without the tier ablation (the paper's headline view)."""
+        return [m for m in self.main_models if m != ab_models.ABLATION_MODEL.id]
+
+
+def _errors(params: dict[str, Any], key: str) -> list[str]:
+    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message."""
+    errs = []
+    for name, allowed in CHOICES.items():
+        if name in params and params[name] not in allowed:
+            errs.append(key.replace("{name}", name) + ": expected " + " or ".join(repr(a) for a in allowed) + f", got {params[name]!r}")
+    for name in MODEL_LISTS:
+        unknown = [m for m in params.get(name) or [] if m not in ab_models.MODELS_BY_ID]
+        if unknown:
+            errs.append(key.replace("{name}", name) + f": unknown model(s) {unknown}; expected ids of {ab_models.MODELS_CSV.name}: "
+                        f"{list(ab_models.MODELS_BY_ID)}")
+    source = params.get("corpus_source", SYNTHETIC)
+    if source != SYNTHETIC:
+        from lib.authority.corpus import check_release
+
+        root = Path(source) if Path(source).is_absolute() else paths.ROOT / source
+        errs += [key.replace("{name}", 'corpus_source') + f": {msg}" for msg in check_release(root)]
+    return errs
+
+
+def profile_errors(prof: config.Profile, where: str) -> list[str]:
+    """The profile's overrides of notebook 05's choices: allowed values, known models, and a
+    ``corpus_source`` folder that holds the release (the defaults are the notebook's own)."""
+    if NOTEBOOK not in prof.notebooks:
+        return []
+    return _errors(prof.notebooks[NOTEBOOK], f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'")
+
+
+def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models: Sequence[str] = (),
+            pilot_models: Sequence[str] = (), **choices: Any) -> Inputs:
+    """Notebook 05's inputs from its parameters and the profile: ``real_data.authority_dataset_dir``
+    replaces the synthetic corpus; empty model lists mean the paper's (the eight headline models and
+    the gpt-4o-mini ablation; the three pilot models). ``choices`` (weights_source, pilot_design, ...)
+    are checked against :data:`CHOICES`; ValueError lists every bad value."""
+    errs = _errors({"corpus_source": corpus_source, "main_models": main_models, "pilot_models": pilot_models,
+                    **choices}, f"{NOTEBOOK}: parameter {{name}}")
+    if errs:
+        raise ValueError("\n".join(errs))
+    if corpus_source == SYNTHETIC and cfg.real_data.authority_dataset_dir:   # the profile's release (Tier A)
+        corpus_source = str(cfg.real_path("authority_dataset_dir"))
+    return Inputs(corpus_source=corpus_source,
+                  collect=corpus_source == SYNTHETIC or cfg.llm.base_url is not None,
+                  main_models=tuple(main_models) or tuple(m.id for m in ab_models.MAIN_MODELS),
+                  pilot_models=tuple(pilot_models) or tuple(m.id for m in ab_models.PILOT_MODELS))
+
+
+def load_corpus(cfg: config.Profile, inputs: Inputs, topics: Sequence[str] = ()):
+    """The :class:`~lib.authority.corpus.PaperCorpus` of ``inputs`` (restricted to ``topics`` if given)."""
+    from lib.authority import corpus
+
+    paper_corpus = corpus.synthetic_corpus(cfg.seed) if inputs.synthetic else corpus.load_released(inputs.corpus_source)
+    return paper_corpus.subset(list(topics)) if topics else paper_corpus

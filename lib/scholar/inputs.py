@@ -1,0 +1,91 @@
+"""LLMScholarBench's inputs: collect from the endpoint or import the data release, per notebook.
+
+Notebooks 01 and 02 have a ``source`` parameter: ``collect`` asks the profile's endpoint (the
+embedded panel by default), ``release`` imports the paper's own runs from
+``real_data.raw_responses_dir`` and matches the names against ``real_data.ground_truth_dir``
+(Tier A, no request). Notebook 02 also chooses its temperatures (``temperature_source``: 01's
+calibration or the paper's Table A.1). :func:`profile_errors` checks these choices when the
+profile is loaded (through :data:`lib.registry.INPUTS`), so a bad one fails before any work; the
+notebooks call the loaders below instead of choosing in their cells.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from lib import config, paths
+
+#: The notebooks that collect from the endpoint unless their ``source`` parameter says "release".
+COLLECTING_NOTEBOOKS = ("01_calibration", "02_collection")
+#: Allowed values of each input parameter.
+CHOICES = {"source": ("collect", "release"), "temperature_source": ("calibration", "paper")}
+#: What the release import needs: real_data key and what it holds.
+RELEASE_NEEDS = (("raw_responses_dir", "the LLMScholarBench raw responses to import"),
+                 ("ground_truth_dir", "the ground truth the recommended names are matched against"))
+
+
+def check_choice(notebook: str, name: str, value: Any) -> str:
+    """``value`` if it is an allowed value of parameter ``name``, else ValueError naming both."""
+    allowed = CHOICES[name]
+    if value not in allowed:
+        raise ValueError(f"{notebook}: parameter {name} must be " + " or ".join(repr(a) for a in allowed)
+                         + f", got {value!r}")
+    return value
+
+
+def profile_errors(prof: config.Profile, where: str) -> list[str]:
+    """Import mode (``source: release``) needs the release and a ground truth to match names against;
+    a real-data profile without an endpoint (``synthetic: false``, ``llm.base_url: null``) must not
+    collect: the embedded panel is synthetic, and its answers would be labelled real."""
+    errs = []
+    no_endpoint = not prof.synthetic and prof.llm.base_url is None
+    for nb in COLLECTING_NOTEBOOKS:
+        if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := config.notebook_parameters(nb)):
+            continue
+        given = prof.notebooks.get(nb, {})
+        source = given.get("source", defaults["source"])
+        if "temperature_source" in defaults:
+            ts = given.get("temperature_source", defaults["temperature_source"])
+            if ts not in CHOICES["temperature_source"]:
+                errs.append(f"{where}: key 'notebooks.{nb}.temperature_source': expected 'calibration' or 'paper', "
+                            f"got {ts!r}")
+        if source not in CHOICES["source"]:
+            errs.append(f"{where}: key 'notebooks.{nb}.source': expected 'collect' or 'release', got {source!r}")
+        elif source == "release":
+            errs += [f"{where}: key 'real_data.{key}': notebooks.{nb}.source is 'release', which needs {what}; "
+                     f"set it (see README, \"Tier A: the release profile\")"
+                     for key, what in RELEASE_NEEDS if getattr(prof.real_data, key) is None]
+        elif no_endpoint:
+            errs.append(f"{where}: key 'notebooks.{nb}.source': synthetic: false with llm.base_url: null has no "
+                        f"endpoint to collect from (the embedded panel is synthetic); set it to 'release' "
+                        f"(import real_data.raw_responses_dir) or give llm.base_url")
+    return errs
+
+
+def import_release(cfg: config.Profile):
+    """Tier A: the release's ground truth (a :class:`~lib.groundtruth.world.World`) and its raw
+    responses imported into the raw store (:func:`lib.llm.release.import_release`; resumes)."""
+    from lib.groundtruth.release import load_release
+    from lib.llm import release
+
+    world = load_release(cfg.real_path("ground_truth_dir"))
+    imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
+    return world, imported
+
+
+def collection_temperatures(models: pd.DataFrame, temperature_source: str) -> pd.DataFrame:
+    """``models`` with the temperatures notebook 02 collects at: 01's selected temperatures
+    (``calibration``, read from its stage folder) or the paper's Table A.1 (``paper``, as loaded)."""
+    check_choice("02_collection", "temperature_source", temperature_source)
+    if temperature_source == "paper":
+        return models
+    selected_path = paths.stage_dir("01_calibration") / "selected_temperatures.parquet"
+    if not selected_path.is_file():
+        raise FileNotFoundError(f"{selected_path}: run notebook 01 first (it selects the temperatures), "
+                                "or set temperature_source = 'paper'")
+    selected = pd.read_parquet(selected_path).set_index("model")["temperature"]
+    missing = sorted(set(models["key"]) - set(selected.index))
+    if missing:
+        raise KeyError(f"{selected_path}: column model lacks {missing}; re-run notebook 01")
+    return models.assign(temperature=models["key"].map(selected).astype(float))

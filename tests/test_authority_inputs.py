@@ -1,0 +1,41 @@
+"""lib.authority.inputs: notebook 05's choices fail at profile validation; resolve() picks the inputs."""
+import textwrap
+
+import pytest
+
+from lib import config
+from lib.authority import inputs
+
+GOOD = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
+NB = "05_authority_pilot_regression"
+
+
+def _load(tmp_path, text):
+    p = tmp_path / "p.yaml"
+    p.write_text(textwrap.dedent(text))
+    return config.load_profile(p)
+
+
+def test_bad_choices_unknown_models_and_missing_release_fail_at_profile_validation(tmp_path):
+    with pytest.raises(config.ProfileError) as exc:
+        _load(tmp_path, GOOD + f"notebooks: {{{NB}: {{weights_source: fixed, main_models: [llama3.1:8b, gpt-9], "
+                               f"corpus_source: {tmp_path / 'nothing'}}}}}\n")
+    msg = str(exc.value)
+    assert f"key 'notebooks.{NB}.weights_source': expected 'pilot' or 'given', got 'fixed'" in msg
+    assert f"key 'notebooks.{NB}.main_models': unknown model(s) ['gpt-9']" in msg
+    assert f"key 'notebooks.{NB}.corpus_source': " in msg and "scholar_papers.json" in msg
+
+
+def test_resolve_defaults_release_and_endpoint(tmp_path):
+    cfg = _load(tmp_path, GOOD)
+    got = inputs.resolve(cfg)
+    assert got.synthetic and got.collect and len(got.main_models) == 9 and len(got.headline) == 8
+    assert got.pilot_models == ("llama3.1:8b", "mistral:7b", "gemma2:9b")
+    assert inputs.resolve(cfg, main_models=["gpt-5.4", "gpt-4o-mini"]).headline == ["gpt-5.4"]
+    with pytest.raises(ValueError, match=f"{NB}: parameter pilot_fit: expected 'gd' or 'mle', got 'sgd'"):
+        inputs.resolve(cfg, pilot_fit="sgd")
+    # a real-data profile with the released dataset and no endpoint reads the release's answers
+    real = cfg.model_copy(update={"synthetic": False,
+                                  "real_data": cfg.real_data.model_copy(update={"authority_dataset_dir": str(tmp_path)})})
+    got = inputs.resolve(real)
+    assert got.corpus_source == str(tmp_path) and not got.synthetic and not got.collect

@@ -1,0 +1,52 @@
+"""lib.scholar.inputs: notebook 01/02 input choices fail at profile validation; 02's temperatures."""
+import textwrap
+
+import pandas as pd
+import pytest
+
+from lib import config, paths
+from lib.scholar import inputs, models
+
+GOOD = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
+
+
+def _load(tmp_path, text):
+    p = tmp_path / "p.yaml"
+    p.write_text(textwrap.dedent(text))
+    return config.load_profile(p)
+
+
+def test_bad_temperature_source_fails_when_the_profile_loads(tmp_path):
+    with pytest.raises(config.ProfileError, match=r"key 'notebooks.02_collection.temperature_source': "
+                                                  r"expected 'calibration' or 'paper', got 'table'"):
+        _load(tmp_path, GOOD + "notebooks: {02_collection: {temperature_source: table}}\n")
+    assert _load(tmp_path, GOOD + "notebooks: {02_collection: {temperature_source: paper}}\n")
+
+
+def test_check_choice_names_notebook_parameter_and_values():
+    assert inputs.check_choice("01_calibration", "source", "release") == "release"
+    with pytest.raises(ValueError, match=r"^01_calibration: parameter source must be 'collect' or 'release', got 'x'$"):
+        inputs.check_choice("01_calibration", "source", "x")
+
+
+def test_collection_temperatures_read_the_calibration_stage(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "DATA", tmp_path)
+    m = models.load_models().head(3)
+    assert inputs.collection_temperatures(m, "paper") is m
+    with pytest.raises(FileNotFoundError, match="run notebook 01 first"):
+        inputs.collection_temperatures(m, "calibration")
+    (tmp_path / "01_calibration").mkdir()
+    sel = pd.DataFrame({"model": m["key"][:2], "temperature": [0.25, 1.5]})
+    sel.to_parquet(tmp_path / "01_calibration" / "selected_temperatures.parquet")
+    with pytest.raises(KeyError, match=f"lacks \\['{m['key'].iloc[2]}'\\]"):
+        inputs.collection_temperatures(m, "calibration")
+    sel = pd.concat([sel, pd.DataFrame({"model": [m["key"].iloc[2]], "temperature": [0.0]})])
+    sel.to_parquet(tmp_path / "01_calibration" / "selected_temperatures.parquet")
+    got = inputs.collection_temperatures(m, "calibration")
+    assert got["temperature"].tolist() == [0.25, 1.5, 0.0] and m["temperature"].tolist() != [0.25, 1.5, 0.0]
+
+
+def test_stage_dir_rejects_a_notebook_that_does_not_exist():
+    assert paths.stage_dir("01_calibration") == paths.DATA / "01_calibration"
+    with pytest.raises(ValueError, match=r"no notebook '01_calibraton'.*'01_calibration'"):
+        paths.stage_dir("01_calibraton")
