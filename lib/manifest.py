@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from lib import artifacts, config, paths
 
@@ -46,6 +47,23 @@ def _files_intact(rec: dict) -> bool:
     return True
 
 
+def state_path(notebook: str) -> Path:
+    """The run-state file of ``notebook`` (input hash, digests, times, produced artifacts)."""
+    return paths.STATE / f"{notebook}.json"
+
+
+def read_state(notebook: str) -> dict:
+    """The last run's state of ``notebook`` ({} before its first run)."""
+    p = state_path(notebook)
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+def write_state(notebook: str, state: dict) -> None:
+    """Record a finished run of ``notebook`` (the pipeline calls it once per run)."""
+    paths.ensure(paths.STATE)
+    state_path(notebook).write_text(json.dumps(state, indent=1))
+
+
 def stage_block(runs: list, run_id: str) -> dict:
     """The manifest's timing block: ``{"notebooks": {name: entry}, "total_s": s, "this_run_s": s}``.
 
@@ -57,8 +75,6 @@ def stage_block(runs: list, run_id: str) -> dict:
     those executed now. Notebooks neither run nor skipped (absent, not selected) are left out;
     a skipped notebook whose state has no times (written before times were recorded) too.
     """
-    from lib.pipeline import read_state
-
     notebooks = {}
     for r in runs:
         if r.status in ("ran", "failed"):
@@ -82,8 +98,6 @@ def stage_block(runs: list, run_id: str) -> dict:
 
 def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> dict:
     """Assemble the manifest from the save records and this run's notebook results."""
-    from lib.pipeline import read_state
-
     commit, dirty = git_commit()
     by_nb = {r.name: r for r in runs}
     promised = set(prof.promised_ids())

@@ -29,7 +29,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib import artifacts, claims, config, paths
+from lib import artifacts, claims, config, manifest, paths
 
 KERNEL = "llm-audit-companion"
 # What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
@@ -93,15 +93,6 @@ def outputs_digest(notebook: str) -> str:
     return h.hexdigest()
 
 
-def _state_path(notebook: str) -> Path:
-    return paths.STATE / f"{notebook}.json"
-
-
-def read_state(notebook: str) -> dict:
-    p = _state_path(notebook)
-    return json.loads(p.read_text()) if p.is_file() else {}
-
-
 def input_hash(notebook: str, prof: config.Profile, lib_digest: str) -> str:
     """Hash of everything the notebook's results depend on (see module docstring)."""
     shared = prof.model_dump(exclude={"name", "description", "promises", "notebooks", "path", "execution_timeout_s"})
@@ -109,14 +100,14 @@ def input_hash(notebook: str, prof: config.Profile, lib_digest: str) -> str:
         "source": _sha((paths.NOTEBOOKS / f"{notebook}.py").read_bytes()),
         "lib": lib_digest,
         "params": json.dumps({"shared": shared, "own": prof.notebooks.get(notebook, {})}, sort_keys=True, default=str),
-        "upstream": {u: read_state(u).get("data_digest", "absent") for u in UPSTREAM[notebook]},
+        "upstream": {u: manifest.read_state(u).get("data_digest", "absent") for u in UPSTREAM[notebook]},
         "requirements": _sha((paths.ROOT / "requirements.txt").read_bytes()),
     }
     return _sha(json.dumps(parts, sort_keys=True).encode())
 
 
 def is_up_to_date(notebook: str, digest: str) -> bool:
-    st = read_state(notebook)
+    st = manifest.read_state(notebook)
     return (st.get("status") == "ok" and st.get("input_hash") == digest
             and st.get("outputs_digest") == outputs_digest(notebook))
 
@@ -264,7 +255,7 @@ def _clear_previous(notebook: str) -> None:
             for rel in json.loads(rec.read_text())["files"]:
                 (paths.OUTPUTS / rel).unlink(missing_ok=True)
             rec.unlink()
-    _state_path(notebook).unlink(missing_ok=True)
+    manifest.state_path(notebook).unlink(missing_ok=True)
 
 
 def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]) -> NotebookRun:
@@ -321,14 +312,11 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
 
 
 def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:
-    from lib.manifest import git_commit
-
-    state = {"git_commit": git_commit()[0], "status": "ok" if run.status == "ran" else run.status, "input_hash": run.input_hash,
+    state = {"git_commit": manifest.git_commit()[0], "status": "ok" if run.status == "ran" else run.status, "input_hash": run.input_hash,
              "outputs_digest": outputs_digest(run.name), "data_digest": data_digest(run.name), "profile": prof.name, "wall_s": round(run.wall_s, 2),
              "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced, "run_id": run_id,
              "stages": run.stages, "peak_rss_mb": run.peak_rss_mb}
-    paths.ensure(paths.STATE)
-    _state_path(run.name).write_text(json.dumps(state, indent=1))
+    manifest.write_state(run.name, state)
 
 
 def select(only: list[str] | None) -> list[str]:
@@ -348,7 +336,7 @@ def select(only: list[str] | None) -> list[str]:
 
 def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout) -> int:
     """Run the pipeline; returns the process exit code (0 only if every promise is kept)."""
-    from lib import manifest, report
+    from lib import report
 
     t0 = time.perf_counter()
     try:
@@ -378,7 +366,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         nr.input_hash = input_hash(name, prof, lib_digest)
         if not force and is_up_to_date(name, nr.input_hash):
             nr.status = "skipped"
-            nr.produced = read_state(name).get("produced", [])
+            nr.produced = manifest.read_state(name).get("produced", [])
             print(f"{tag} skipped: inputs unchanged since its last successful run", file=out, flush=True)
             continue
         print(f"{tag} running ... (follow: tail -f {paths.LOGS / (name + '.log')})", file=out, flush=True)

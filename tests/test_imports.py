@@ -176,6 +176,11 @@ def test_top_level_modules_import_no_paper_package_except_the_registries():
     assert bad == []
 
 
+def test_manifest_owns_the_run_state_and_imports_no_pipeline():
+    g = graph()
+    assert "lib.pipeline" not in g["lib.manifest"] and "lib.manifest" in g["lib.pipeline"]
+
+
 def test_paper_packages_do_not_import_each_other():
     bad = sorted(f"{m} imports {d}" for m, deps in graph().items() for d in deps
                  if unit(m) in PAPERS and unit(d) in PAPERS and unit(d) != unit(m))
