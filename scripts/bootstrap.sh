@@ -39,4 +39,9 @@ spec="$prefix/share/jupyter/kernels/$kernel/kernel.json"
 if [ ! -f "$spec" ] || ! grep -q "\"$PY\"" "$spec"; then
   "$PY" -m ipykernel install --sys-prefix --name "$kernel" --display-name "LLM audit companion" >/dev/null
 fi
+# JupyterLab opens the percent scripts (notebooks/*.py) as notebooks on a double click: jupytext's
+# "Jupytext Notebook" becomes the default viewer of Python files, as a default-settings override
+# of this environment (jupyterlab_server reads <prefix>/etc/jupyter/labconfig/); user settings win.
+labconfig="$prefix/etc/jupyter/labconfig/default_setting_overrides.json"
+"$PY" scripts/jupyter/install_overrides.py scripts/jupyter/default_setting_overrides.json "$labconfig"
 export PY
