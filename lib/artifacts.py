@@ -131,6 +131,15 @@ def get(artifact_id: str) -> Artifact:
         raise KeyError(f"unknown artifact id {artifact_id!r}{hint} (registry: lib/artifacts.py)") from None
 
 
+def promised(promises, *, where: str = "promises") -> list[str]:
+    """The artifact ids a profile's ``promises`` value names (``"all"``: every data artifact)."""
+    if promises == "all":
+        return [a.id for a in _ARTIFACTS if a.notebook]
+    if not isinstance(promises, list):
+        raise ValueError(f"{where}: expected 'all' or a list of artifact ids, got {promises!r}")
+    return list(promises)
+
+
 def by_notebook(notebook: str) -> list[Artifact]:
     """Artifacts that ``notebook`` (e.g. ``'03_infrastructure_benchmark'``) must produce."""
     return [a for a in _ARTIFACTS if a.notebook == notebook]

@@ -110,9 +110,7 @@ class Profile(_Strict):
     def promised_ids(self) -> list[str]:
         from lib import artifacts
 
-        if self.promises == "all":
-            return [a.id for a in artifacts.REGISTRY.values() if a.notebook]
-        return list(self.promises)
+        return artifacts.promised(self.promises)
 
 
 def resolve_profile_path(profile: str | Path) -> Path:
