@@ -32,3 +32,19 @@ def tiny_world():
     pubs = pd.DataFrame({"publication_id": [10, 11, 12], "subfield": ["Education", "Condensed Matter Physics", "Education"]})
     auth = pd.DataFrame({"publication_id": [10, 11, 12, 12], "author_id": [1, 2, 3, 4]})
     return World(authors, pubs, auth, pd.DataFrame({"src": [1], "dst": [2]}))
+
+
+#: The smallest valid profile; tests append the keys they exercise.
+MINIMAL_PROFILE = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
+
+
+@pytest.fixture
+def load_profile_text(tmp_path):
+    """``load_profile_text(extra)``: validate ``MINIMAL_PROFILE + extra`` written to a file, as run_all would."""
+    from lib import config
+
+    def load(extra: str = ""):
+        p = tmp_path / "profile.yaml"
+        p.write_text(MINIMAL_PROFILE + extra)
+        return config.load_profile(p)
+    return load

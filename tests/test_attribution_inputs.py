@@ -1,24 +1,15 @@
 """lib.attribution.inputs: notebook 06's choices fail at profile validation; when the models are asked."""
-import textwrap
-
 import pytest
 
 from lib import config
 from lib.attribution import inputs
 
-GOOD = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
 NB = "06_attribution_fairness"
 
 
-def _load(tmp_path, text):
-    p = tmp_path / "p.yaml"
-    p.write_text(textwrap.dedent(text))
-    return config.load_profile(p)
-
-
-def test_bad_choices_fail_at_profile_validation(tmp_path):
+def test_bad_choices_fail_at_profile_validation(load_profile_text):
     with pytest.raises(config.ProfileError) as exc:
-        _load(tmp_path, GOOD + f"notebooks: {{{NB}: {{significance_test: t, rag_subset_models: [gpt-5.1, gpt-2]}}}}\n")
+        load_profile_text(f"notebooks: {{{NB}: {{significance_test: t, rag_subset_models: [gpt-5.1, gpt-2]}}}}\n")
     msg = str(exc.value)
     assert f"key 'notebooks.{NB}.significance_test': expected 'z' or 'welch', got 't'" in msg
     assert "rag_subset_models': unknown model(s) ['gpt-2']" in msg
@@ -26,8 +17,8 @@ def test_bad_choices_fail_at_profile_validation(tmp_path):
         inputs.check(prompt_family="openai")
 
 
-def test_models_are_asked_only_with_an_endpoint(tmp_path):
-    cfg = _load(tmp_path, GOOD)
+def test_models_are_asked_only_with_an_endpoint(load_profile_text):
+    cfg = load_profile_text()
     assert inputs.run_models(cfg)
     real = cfg.model_copy(update={"synthetic": False})
     assert not inputs.run_models(real)

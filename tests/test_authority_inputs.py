@@ -1,24 +1,15 @@
 """lib.authority.inputs: notebook 05's choices fail at profile validation; resolve() picks the inputs."""
-import textwrap
-
 import pytest
 
 from lib import config
 from lib.authority import inputs
 
-GOOD = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
 NB = "05_authority_pilot_regression"
 
 
-def _load(tmp_path, text):
-    p = tmp_path / "p.yaml"
-    p.write_text(textwrap.dedent(text))
-    return config.load_profile(p)
-
-
-def test_bad_choices_unknown_models_and_missing_release_fail_at_profile_validation(tmp_path):
+def test_bad_choices_unknown_models_and_missing_release_fail_at_profile_validation(tmp_path, load_profile_text):
     with pytest.raises(config.ProfileError) as exc:
-        _load(tmp_path, GOOD + f"notebooks: {{{NB}: {{weights_source: fixed, main_models: [llama3.1:8b, gpt-9], "
+        load_profile_text(f"notebooks: {{{NB}: {{weights_source: fixed, main_models: [llama3.1:8b, gpt-9], "
                                f"corpus_source: {tmp_path / 'nothing'}}}}}\n")
     msg = str(exc.value)
     assert f"key 'notebooks.{NB}.weights_source': expected 'pilot' or 'given', got 'fixed'" in msg
@@ -26,8 +17,8 @@ def test_bad_choices_unknown_models_and_missing_release_fail_at_profile_validati
     assert f"key 'notebooks.{NB}.corpus_source': " in msg and "scholar_papers.json" in msg
 
 
-def test_resolve_defaults_release_and_endpoint(tmp_path):
-    cfg = _load(tmp_path, GOOD)
+def test_resolve_defaults_release_and_endpoint(tmp_path, load_profile_text):
+    cfg = load_profile_text()
     got = inputs.resolve(cfg)
     assert got.synthetic and got.collect and len(got.main_models) == 9 and len(got.headline) == 8
     assert got.pilot_models == ("llama3.1:8b", "mistral:7b", "gemma2:9b")

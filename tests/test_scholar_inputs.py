@@ -1,26 +1,16 @@
 """lib.scholar.inputs: notebook 01/02 input choices fail at profile validation; 02's temperatures."""
-import textwrap
-
 import pandas as pd
 import pytest
 
 from lib import config, paths
 from lib.scholar import inputs, models
 
-GOOD = "name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\n"
 
-
-def _load(tmp_path, text):
-    p = tmp_path / "p.yaml"
-    p.write_text(textwrap.dedent(text))
-    return config.load_profile(p)
-
-
-def test_bad_temperature_source_fails_when_the_profile_loads(tmp_path):
+def test_bad_temperature_source_fails_when_the_profile_loads(load_profile_text):
     with pytest.raises(config.ProfileError, match=r"key 'notebooks.02_collection.temperature_source': "
                                                   r"expected 'calibration' or 'paper', got 'table'"):
-        _load(tmp_path, GOOD + "notebooks: {02_collection: {temperature_source: table}}\n")
-    assert _load(tmp_path, GOOD + "notebooks: {02_collection: {temperature_source: paper}}\n")
+        load_profile_text("notebooks: {02_collection: {temperature_source: table}}\n")
+    assert load_profile_text("notebooks: {02_collection: {temperature_source: paper}}\n")
 
 
 def test_check_choice_names_notebook_parameter_and_values():
