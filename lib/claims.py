@@ -138,7 +138,7 @@ def summary(verdicts: Mapping[str, Verdict]):
     """The verdicts as a small DataFrame (claim, verdict, key numbers, decision rule) for a notebook cell."""
     import pandas as pd
 
-    return pd.DataFrame([{"claim": k, "verdict": v.status, "key numbers": _fmt(dict(list(v.numbers.items())[:KEY_NUMBERS])),
+    return pd.DataFrame([{"claim": k, "verdict": v.status, "key numbers": key_numbers(v.numbers),
                           "detail": v.detail} for k, v in verdicts.items()])
 
 
@@ -154,7 +154,8 @@ def records() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(_dir().glob("*.json"))] if _dir().is_dir() else []
 
 
-def _fmt(numbers: dict) -> str:
+def fmt_numbers(numbers: dict) -> str:
+    """``name = value; ...`` with floats to 3 significant digits."""
     def one(v):
         if isinstance(v, float):
             return f"{v:.3g}"
@@ -163,6 +164,12 @@ def _fmt(numbers: dict) -> str:
         return str(v)
 
     return "; ".join(f"{k} = {one(v)}" for k, v in numbers.items())
+
+
+def key_numbers(numbers: dict) -> str:
+    """The first :data:`KEY_NUMBERS` numbers of a verdict (each check lists its key numbers first)."""
+    more = " …" if len(numbers) > KEY_NUMBERS else ""
+    return fmt_numbers(dict(list(numbers.items())[:KEY_NUMBERS])) + more
 
 
 def command(rec: dict) -> str:
@@ -230,15 +237,13 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
                   "", "| claim | verdict | key numbers | reproduce | time |", "|---|---|---|---|---|"]
         for r in rows:
             tag = " (synthetic)" if r["synthetic"] else ""
-            key_nums = dict(list(r["numbers"].items())[:KEY_NUMBERS])
-            more = " …" if len(r["numbers"]) > KEY_NUMBERS else ""
             lines.append(_row([f"`{r['id']}` {r['statement']} ({r['where']})", f"**{r['status']}**{tag}",
-                               (_fmt(key_nums) + more) or r["detail"],
+                               key_numbers(r["numbers"]) or r["detail"],
                                f"`{command(r)}` ({r.get('profile', '')})", times.get(r["notebook"], "not measured")]))
         lines += ["", "<details><summary>Decision rules and all numbers</summary>", ""]
         for r in rows:
             lines.append(f"- `{r['id']}` ({r['status']}): {r['detail'] or 'no rule given'}"
-                         + (f" Numbers: {_fmt(r['numbers'])}." if r["numbers"] else ""))
+                         + (f" Numbers: {fmt_numbers(r['numbers'])}." if r["numbers"] else ""))
         lines += ["", "</details>"]
     per_art = by_artifact(recs)
     if per_art:

@@ -425,5 +425,6 @@ vs_published.head(20)
 from lib import claims
 from lib.attribution import claims as at_claims
 
-verdicts = at_claims.check_all(scored if run_models else None, synthetic=cfg.synthetic, test=significance_test)
+verdicts = at_claims.check_all(scored if run_models else None, synthetic=runs_synthetic if run_models else cfg.synthetic,
+                               test=significance_test)
 claims.summary(verdicts)
