@@ -87,12 +87,13 @@ def _validate(claim: Claim) -> None:
 
 
 def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: bool, notebook: str | None = None,
-          **kwargs) -> Verdict:
+          order: int = 0, **kwargs) -> Verdict:
     """Run ``fn(*args, **kwargs)``, record the verdict for ``claim`` and return it.
 
     A check that raises is recorded as ``not applicable`` with the error, so a missing input
     never passes for a held claim and never stops the notebook. ``notebook`` names the notebook
-    that reproduces the claim (default: the running one, ``COMPANION_NOTEBOOK``).
+    that reproduces the claim (default: the running one, ``COMPANION_NOTEBOOK``); ``order`` is its
+    row in the paper's claims table (the ledger lists claims in that order).
     """
     _validate(claim)
     try:
@@ -104,7 +105,7 @@ def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: bool, note
     rec = {**asdict(claim), **asdict(v), "synthetic": bool(synthetic),
            "notebook": notebook or os.environ.get("COMPANION_NOTEBOOK", "interactive"),
            "profile": os.environ.get("COMPANION_PROFILE", "interactive"),
-           "run_id": os.environ.get("COMPANION_RUN_ID", ""), "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+           "run_id": os.environ.get("COMPANION_RUN_ID", ""), "order": int(order), "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     paths.ensure(_dir())
     (_dir() / f"{claim.id}.json").write_text(json.dumps(rec, indent=1, default=float))
     return v
@@ -121,16 +122,16 @@ def run_checks(checks, tables: Mapping[str, Any], *, synthetic: bool, notebook: 
     if len(ids) != len(set(ids)):
         raise ValueError(f"claims table lists a claim twice: {sorted({i for i in ids if ids.count(i) > 1})}")
     out = {}
-    for c in checks:
+    for i, c in enumerate(checks):
         if notebook is not None and c.notebook != notebook:
             continue
         missing = [t for t in c.tables if tables.get(t) is None]
         if missing:
             out[c.claim.id] = check(c.claim, not_applicable, f"needs table(s) {missing}, which this run did not produce",
-                                    synthetic=synthetic, notebook=c.notebook)
+                                    synthetic=synthetic, notebook=c.notebook, order=i)
         else:
             out[c.claim.id] = check(c.claim, c.fn, *[tables[t] for t in c.tables], synthetic=synthetic,
-                                    notebook=c.notebook, **dict(c.kwargs))
+                                    notebook=c.notebook, order=i, **dict(c.kwargs))
     return out
 
 
@@ -151,7 +152,9 @@ def clear(notebook: str) -> None:
 
 
 def records() -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(_dir().glob("*.json"))] if _dir().is_dir() else []
+    """Every recorded verdict, in each paper's table order (then by id)."""
+    recs = [json.loads(p.read_text()) for p in _dir().glob("*.json")] if _dir().is_dir() else []
+    return sorted(recs, key=lambda r: (r.get("order", 0), r["id"]))
 
 
 def fmt_numbers(numbers: dict) -> str:
@@ -242,7 +245,7 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
                                f"`{command(r)}` ({r.get('profile', '')})", times.get(r["notebook"], "not measured")]))
         lines += ["", "<details><summary>Decision rules and all numbers</summary>", ""]
         for r in rows:
-            lines.append(f"- `{r['id']}` ({r['status']}): {r['detail'] or 'no rule given'}"
+            lines.append(f"- `{r['id']}` ({r['status']}): {(r['detail'] or 'no rule given').rstrip('.')}."
                          + (f" Numbers: {fmt_numbers(r['numbers'])}." if r["numbers"] else ""))
         lines += ["", "</details>"]
     per_art = by_artifact(recs)

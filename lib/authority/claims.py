@@ -297,8 +297,8 @@ def topic_spread(tab19: pd.DataFrame) -> Verdict:
     hi, lo = t.loc[t["flip_rate"].idxmax()], t.loc[t["flip_rate"].idxmin()]
     rh, rl = _rate(round(hi["flip_rate"] * hi["n"]), int(hi["n"])), _rate(round(lo["flip_rate"] * lo["n"]), int(lo["n"]))
     return verdict(p < ALPHA and rl["ci"][1] < rh["ci"][0],
-                   {"spread pp": 100 * (rh["rate"] - rl["rate"]), f"max ({hi['topic']})": rh["rate"], "CI max": rh["ci"],
-                    f"min ({lo['topic']})": rl["rate"], "CI min": rl["ci"], "chi2": float(chi2), "p": float(p),
+                   {"spread pp": 100 * float(hi["flip_rate"] - lo["flip_rate"]), f"max ({hi['topic']})": float(hi["flip_rate"]),
+                    "CI max": rh["ci"], f"min ({lo['topic']})": float(lo["flip_rate"]), "CI min": rl["ci"], "chi2": float(chi2), "p": float(p),
                     "topics": len(t)},
                    "held if the χ² homogeneity test over topics has p < 0.05 and the extreme topics' Wilson CIs "
                    "do not overlap")
