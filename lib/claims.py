@@ -175,6 +175,13 @@ def key_numbers(numbers: dict) -> str:
     return fmt_numbers(dict(list(numbers.items())[:KEY_NUMBERS])) + more
 
 
+def cell_numbers(rec: dict) -> str:
+    """What a table row shows: the key numbers, or the reason when the claim was not applicable."""
+    if rec["status"] == "not applicable" or not rec["numbers"]:
+        return rec["detail"]
+    return key_numbers(rec["numbers"])
+
+
 def command(rec: dict) -> str:
     """The command that regenerates a claim: its notebook through ``run_all.sh`` on the record's profile."""
     nb = rec.get("notebook", "")
@@ -241,7 +248,7 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
         for r in rows:
             tag = " (synthetic)" if r["synthetic"] else ""
             lines.append(_row([f"`{r['id']}` {r['statement']} ({r['where']})", f"**{r['status']}**{tag}",
-                               key_numbers(r["numbers"]) or r["detail"],
+                               cell_numbers(r),
                                f"`{command(r)}` ({r.get('profile', '')})", times.get(r["notebook"], "not measured")]))
         lines += ["", "<details><summary>Decision rules and all numbers</summary>", ""]
         for r in rows:

@@ -73,11 +73,11 @@ def _claims_table(recs: list[dict], times: dict[str, str]) -> str:
     c = claims.counts(recs)
     rows = []
     for r in recs:
-        nums = claims.key_numbers(r["numbers"])
+        nums = claims.cell_numbers(r)
         rows.append(f'<tr id="claim-{html.escape(r["id"])}"><td><code>{html.escape(r["id"])}</code> '
                     f'{html.escape(r["statement"])} <span class="meta">({html.escape(r["where"])})</span></td>'
                     f'<td>{_verdict(r)}{" (synthetic)" if r["synthetic"] else ""}</td>'
-                    f'<td title="{html.escape(r["detail"])}">{html.escape(nums or r["detail"])}</td>'
+                    f'<td title="{html.escape(r["detail"])}">{html.escape(nums)}</td>'
                     f'<td><code>{html.escape(claims.command(r))}</code> ({html.escape(r.get("profile", ""))})</td>'
                     f'<td>{html.escape(times.get(r["notebook"], "not measured"))}</td></tr>')
     return (f'<h3>Claims: {c["held"]} held, {c["not held"]} not held, {c["not applicable"]} not applicable</h3>'

@@ -119,3 +119,10 @@ def test_command_for_interactive_and_unnumbered_records():
     assert claims.command({"notebook": "06_attribution_fairness", "profile": "interactive"}) == "./run_all.sh --only 06"
     assert claims.command({"notebook": "05_authority_pilot_regression", "profile": "tests/data/tiny.yaml"}) == \
         "./run_all.sh --only 05 --profile tests/data/tiny.yaml"
+
+
+def test_not_applicable_rows_show_the_reason(isolated_outputs):
+    claims.check(FLIP, lambda: claims.not_applicable("fewer than two topics", {"topics": 1}), synthetic=True,
+                 notebook="05_authority_pilot_regression")
+    row = next(line for line in claims.render_markdown(claims.records()).splitlines() if line.startswith("| `ab-flip"))
+    assert "**not applicable** (synthetic) | fewer than two topics |" in row
