@@ -120,18 +120,20 @@ def _lead_over_all(q: pd.DataFrame, dataset: str, prompt: str, evidence: bool, m
     if d.empty or lead not in set(d["subgroup"]):
         return None
     lv = d.loc[d["subgroup"] == lead, metric]
-    nums, ok = {f"{lead} {metric}": float(lv.mean())}, True
+    nums, ok = {}, True
     for g in sorted(set(d["subgroup"]) - {lead}):
         ov = d.loc[d["subgroup"] == g, metric]
         r = _diff(lv, ov) if higher else _diff(ov, lv)
-        nums[f"{lead} vs {g}" if higher else f"{g} − {lead}"] = r["diff"]
-        nums[f"CI {g}"] = r["ci"]
+        nums[f"{lead} − {g}" if higher else f"{g} − {lead}"] = [r["diff"], *r["ci"]]
         ok = ok and bool(r["ci"][0] > 0)
+    nums[f"{lead} {metric}"] = float(lv.mean())
     nums["quotes per subgroup"] = int(lv.size)
     return ok, nums
 
 
 def _lead_checks(q: pd.DataFrame, cases, metric: str, *, higher: bool, rule: str) -> Verdict:
+    """:func:`_lead_over_all` for every (dataset, prompt, evidence) case; entries are [difference,
+    CI low, CI high]; held when the lead is better than every subgroup in every case."""
     nums, ok, seen = {}, True, 0
     for dataset, prompt, evidence in cases:
         r = _lead_over_all(q, dataset, prompt, evidence, metric, higher=higher)
@@ -139,10 +141,10 @@ def _lead_checks(q: pd.DataFrame, cases, metric: str, *, higher: bool, rule: str
             continue
         seen += 1
         ok = ok and r[0]
-        nums.update({f"{dataset} {prompt}{' +evidence' if evidence else ''}: {k}": v for k, v in r[1].items()})
+        nums.update({f"{dataset[:5]}. {prompt}{' +ev' if evidence else ''}: {k}": v for k, v in r[1].items()})
     if not seen:
         return not_applicable(f"no {metric} values for {cases}")
-    return verdict(ok and seen == len(cases), nums, rule)
+    return verdict(ok and seen == len(cases), nums, rule + " (entries: [difference, CI low, CI high])")
 
 
 # -- checks -----------------------------------------------------------------------------------------
