@@ -382,7 +382,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
     man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
-    man["claims"] = claims.write_markdown()
+    man["claims"] = claims.write_markdown(man)
     manifest.write(man)
     report.write_index(man)
     code = manifest.print_summary(man, out=out)

@@ -1,8 +1,10 @@
 """``outputs/index.html``: a static page a reviewer opens in a browser, built from the manifest.
 
-One card per registered artifact, grouped by paper: id, caption, status, producing notebook and
-profile, a thumbnail (figures), a preview (tables, texts), and a banner wherever synthetic data
-were used. No JavaScript and no network: everything is relative to ``outputs/``.
+Per paper, first the claims table of the ledger (claim, verdict, key numbers, the command that
+reproduces it, that notebook's measured time; :mod:`lib.claims`), then one card per registered
+artifact: id, caption, status, producing notebook and profile, the claims it supports, a thumbnail
+(figures), a preview (tables, texts), and a banner wherever synthetic data were used. No
+JavaScript and no network: everything is relative to ``outputs/``.
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import csv
 import html
 from pathlib import Path
 
-from lib import artifacts, paths
+from lib import artifacts, claims, paths
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0 2rem 3rem;color:#222;max-width:1400px}
@@ -27,6 +29,10 @@ img{max-width:100%;border:1px solid #eee;background:#fff}
 table.preview{border-collapse:collapse;font-size:.7rem;display:block;overflow-x:auto;max-height:220px}
 table.preview td,table.preview th{border:1px solid #ddd;padding:1px 4px;white-space:nowrap}
 pre{font-size:.7rem;max-height:220px;overflow:auto;background:#fff;border:1px solid #eee;padding:.3rem}
+table.claims{border-collapse:collapse;font-size:.8rem;margin:.5rem 0 1rem;width:100%}
+table.claims td,table.claims th{border:1px solid #ddd;padding:2px 5px;vertical-align:top;text-align:left}
+.v-held{color:#2e7d32;font-weight:bold}.v-not-held{color:#c62828;font-weight:bold}.v-not-applicable{color:#757575;font-weight:bold}
+.claimref{font-size:.8rem;margin:.2rem 0}
 """
 
 
@@ -55,7 +61,31 @@ def _preview(row: dict) -> str:
     return ""
 
 
-def _card(row: dict) -> str:
+def _verdict(rec: dict) -> str:
+    cls = "v-" + rec["status"].replace(" ", "-")
+    return f'<span class="{cls}">{html.escape(rec["status"])}</span>'
+
+
+def _claims_table(recs: list[dict], times: dict[str, str]) -> str:
+    """The paper's claims: claim, verdict, key numbers, reproduce command (profile), measured time."""
+    if not recs:
+        return ""
+    c = claims.counts(recs)
+    rows = []
+    for r in recs:
+        nums = claims.cell_numbers(r)
+        rows.append(f'<tr id="claim-{html.escape(r["id"])}"><td><code>{html.escape(r["id"])}</code> '
+                    f'{html.escape(r["statement"])} <span class="meta">({html.escape(r["where"])})</span></td>'
+                    f'<td>{_verdict(r)}{" (synthetic)" if r["synthetic"] else ""}</td>'
+                    f'<td title="{html.escape(r["detail"])}">{html.escape(nums)}</td>'
+                    f'<td><code>{html.escape(claims.command(r))}</code> ({html.escape(r.get("profile", ""))})</td>'
+                    f'<td>{html.escape(times.get(r["notebook"], "not measured"))}</td></tr>')
+    return (f'<h3>Claims: {c["held"]} held, {c["not held"]} not held, {c["not applicable"]} not applicable</h3>'
+            '<table class="claims"><tr><th>claim</th><th>verdict</th><th>key numbers</th><th>reproduce</th>'
+            f'<th>time</th></tr>{"".join(rows)}</table>')
+
+
+def _card(row: dict, supports: list[dict] | None = None) -> str:
     links = " ".join(f'<a href="{html.escape(f)}">{html.escape(Path(f).suffix[1:])}</a>' for f in row["files"])
     synth = '<span class="synthetic">synthetic data</span>' if row.get("synthetic") else ""
     banner = (f'<div class="banner">{html.escape(artifacts.SYNTHETIC_NOTE)}</div>' if row.get("synthetic") else "")
@@ -65,9 +95,11 @@ def _card(row: dict) -> str:
         meta += f" · profile {html.escape(row.get('profile', ''))} · saved {html.escape(row.get('saved_at', ''))}"
     if row.get("promised"):
         meta += " · promised by the profile"
+    refs = ("" if not supports else '<div class="claimref">claims: ' + ", ".join(
+        f'<a href="#claim-{html.escape(r["id"])}">{html.escape(r["id"])}</a> ({_verdict(r)})' for r in supports) + "</div>")
     return (f'<div class="card" id="{row["id"]}"><h3>{row["id"]} <span class="status {row["status"]}">'
             f'{row["status"]}</span>{synth}</h3><div>{html.escape(row["caption"])}</div>'
-            f'<div class="meta">{meta} {links}</div>{banner}{_preview(row)}</div>')
+            f'<div class="meta">{meta} {links}</div>{refs}{banner}{_preview(row)}</div>')
 
 
 def _notebook_line(n: dict) -> str:
@@ -85,10 +117,13 @@ def render_index(man: dict) -> str:
                   "that the pipeline works; they are not the papers' findings.</div>" if synthetic_used else "")
     nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man["notebooks"])
     claims_link = ' · <a href="claims.md">claims.md</a>' if paths.CLAIMS.is_file() else ""
+    recs = claims.records()
+    per_art, times = claims.by_artifact(recs), claims.notebook_times(man)
     sections = []
     for key, title in artifacts.PAPERS.items():
-        cards = "".join(_card(r) for r in man["artifacts"] if r["paper"] == key)
-        sections.append(f'<section><h2>{html.escape(title)}</h2><div class="grid">{cards}</div></section>')
+        table = _claims_table([r for r in recs if r["paper"] == key], times)
+        cards = "".join(_card(r, per_art.get(r["id"])) for r in man["artifacts"] if r["paper"] == key)
+        sections.append(f'<section><h2>{html.escape(title)}</h2>{table}<div class="grid">{cards}</div></section>')
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>LLM audit companion: regenerated artifacts</title>
 <style>{_CSS}</style></head><body>

@@ -47,6 +47,56 @@ def wilson_ci(successes: float, n: int, alpha: float = 0.05) -> tuple[float, flo
     return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
 
 
+def newcombe_diff(k1: float, n1: int, k2: float, n2: int, alpha: float = 0.05) -> tuple[float, float, float]:
+    """Difference of two independent proportions p1 − p2 with Newcombe's hybrid score interval.
+
+    Definition (Newcombe 1998, method 10): with the Wilson intervals (l1, u1) of p1 = k1/n1 and
+    (l2, u2) of p2 = k2/n2, d = p1 − p2 and interval
+    (d − √((p1 − l1)² + (u2 − p2)²), d + √((u1 − p1)² + (p2 − l2)²)).
+
+    Interpretation: a (1 − α) interval for the difference that, like Wilson's, behaves well near
+    0 and 1 and for small n; the difference is significant at α when it excludes 0.
+
+    Edge cases: an empty side (n = 0) gives (nan, nan, nan).
+    """
+    if n1 == 0 or n2 == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    l1, u1 = wilson_ci(k1, n1, alpha)
+    l2, u2 = wilson_ci(k2, n2, alpha)
+    p1, p2 = k1 / n1, k2 / n2
+    d = p1 - p2
+    return (float(d), float(d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)),
+            float(d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)))
+
+
+def welch_diff(a: Iterable[float], b: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """Difference of two means mean(a) − mean(b) with Welch's t-interval.
+
+    Definition: se = √(s_a²/n_a + s_b²/n_b), Welch–Satterthwaite degrees of freedom
+    df = se⁴ / ((s_a²/n_a)²/(n_a − 1) + (s_b²/n_b)²/(n_b − 1)), interval d ∓ t_{1−α/2, df}·se.
+
+    Interpretation: a (1 − α) interval for the difference that does not assume equal variances.
+
+    Edge cases: NaNs are dropped; a side with no value gives (nan, nan, nan), with one value
+    (d, nan, nan); two constant sides give the zero-width interval (d, d, d).
+    """
+    x = np.asarray(list(a), dtype=float)
+    y = np.asarray(list(b), dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if x.size == 0 or y.size == 0:
+        return (float("nan"), float("nan"), float("nan"))
+    d = float(x.mean() - y.mean())
+    if x.size < 2 or y.size < 2:
+        return (d, float("nan"), float("nan"))
+    va, vb = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    se = np.sqrt(va + vb)
+    if se == 0:
+        return (d, d, d)
+    df = (va + vb) ** 2 / (va ** 2 / (x.size - 1) + vb ** 2 / (y.size - 1))
+    half = float(_st.t.ppf(1 - alpha / 2, df) * se)
+    return (d, d - half, d + half)
+
+
 def t_ci(values: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
     """Student-t interval for a mean: (mean, low, high).
 

@@ -24,7 +24,7 @@ from lib.groundtruth import demographics, figures, loaders
 from lib.groundtruth.world import load_world
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
-from lib.scholar import claims_benchmark as cb
+from lib.scholar import claims as lsb_claims
 from lib.scholar import figures as lsb_figures
 from lib.scholar import published as lsb_published
 from lib.scholar import quirks
@@ -259,21 +259,6 @@ artifacts.save_figure(fig, "lsb-figC11", synthetic=cfg.synthetic)
 # profile the claims are checked on the papers' data.
 
 # %%
-checks = [
-    (cb.ACCESS_REFUSALS, cb.group_difference, ("access", "open", "proprietary", "refusal_pct"), {}),
-    (cb.ACCESS_VALIDITY, cb.group_difference, ("access", "open", "proprietary", "validity_pct"), {}),
-    (cb.ACCESS_FACTUALITY, cb.group_difference, ("access", "proprietary", "open", "factuality_author"), {}),
-    (cb.ACCESS_PARITY, cb.group_difference, ("access", "proprietary", "open", "parity_gender"), {}),
-    (cb.ACCESS_CONSISTENCY, cb.group_difference, ("access", "proprietary", "open", "consistency"), {}),
-    (cb.SIZE_VALIDITY, cb.size_trend, ("validity_pct",), {"direction": "increase"}),
-    (cb.SIZE_REFUSALS, cb.size_trend, ("refusal_pct",), {"direction": "increase"}),
-    (cb.SIZE_DUPLICATES, cb.size_trend, ("duplicates",), {"direction": "decrease"}),
-    (cb.SIZE_CONSISTENCY, cb.size_trend, ("consistency",), {"direction": "decrease"}),
-    (cb.REASONING_VALIDITY, cb.group_difference, ("model_class", "non-reasoning", "reasoning", "validity_pct"), {}),
-    (cb.REASONING_FACTUALITY, cb.group_difference,
-     ("model_class", "reasoning", "non-reasoning", "factuality_author"), {}),
-    (cb.TASK_FACTUALITY, cb.task_factuality_gap, (), {}),
-    (cb.SENIORITY_SENIOR, cb.group_difference, ("param", "senior", "early_career", "factuality_seniority"), {}),
-]
-verdicts = {c.id: claims.check(c, fn, per_attempt, *args, synthetic=cfg.synthetic, **kw) for c, fn, args, kw in checks}
-pd.DataFrame([{"claim": k, "verdict": v.status, "detail": v.detail} for k, v in verdicts.items()])
+verdicts = lsb_claims.check_all({"baseline": per_attempt}, notebook="03_infrastructure_benchmark",
+                                synthetic=cfg.synthetic)
+claims.summary(verdicts)

@@ -33,7 +33,6 @@ from lib.llm import refusals
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims as lsb_claims
-from lib.scholar import claims_interventions as cpc
 from lib.scholar import constrained as cp
 from lib.scholar import intervention_figures as ifig
 from lib.scholar import figures as lsb_figures
@@ -189,37 +188,6 @@ artifacts.save_table(examples, "lsb-tabA2", synthetic=cfg.synthetic)
 examples
 
 # %% [markdown]
-# ## Claims (§4.2, §5, App. A.4)
-#
-# Each claim is checked on the data above and recorded in the claims ledger (`outputs/claims.md`)
-# as held / not held / not applicable, with the means and 95 % CIs. A comparison holds when the
-# 95 % CI of the difference (Newcombe's for proportions, Welch's otherwise) excludes 0 in the
-# claimed direction. On the embedded default's synthetic data a held claim shows the pipeline
-# recovers the panel's built-in behaviour, not that the claim is true of real LLMs; on the release
-# profile the claims are checked on the papers' data.
-
-# %%
-refusal_col = "is_refusal" if label_mode == "faithful" else "is_refusal_corrected"
-verdicts = {
-    lsb_claims.TEMP_VALIDITY.id: claims.check(lsb_claims.TEMP_VALIDITY, lsb_claims.temperature_effect,
-                                              per_attempt, "validity_pct", synthetic=cfg.synthetic),
-    lsb_claims.TEMP_CONSISTENCY.id: claims.check(lsb_claims.TEMP_CONSISTENCY,
-                                                 lsb_claims.temperature_effect_consistency, per_attempt,
-                                                 synthetic=cfg.synthetic),
-    lsb_claims.TEMP_FACTUALITY.id: claims.check(lsb_claims.TEMP_FACTUALITY, lsb_claims.temperature_effect,
-                                                per_attempt, "factuality_author", synthetic=cfg.synthetic),
-    lsb_claims.TEMP_ACCESS.id: claims.check(lsb_claims.TEMP_ACCESS, lsb_claims.access_sensitivity, curves,
-                                            synthetic=cfg.synthetic),
-    lsb_claims.TEMP_OPEN_REFUSE.id: claims.check(lsb_claims.TEMP_OPEN_REFUSE, lsb_claims.open_refuse_more,
-                                                 per_attempt, synthetic=cfg.synthetic),
-    lsb_claims.CP_REFUSALS.id: claims.check(lsb_claims.CP_REFUSALS, lsb_claims.constrained_refusals,
-                                            coll_attempts, refusal_col=refusal_col, synthetic=cfg.synthetic),
-    lsb_claims.CP_UNETHICAL.id: claims.check(lsb_claims.CP_UNETHICAL, lsb_claims.constrained_unethical_share,
-                                             shares, synthetic=cfg.synthetic),
-}
-pd.DataFrame([{"claim": k, "verdict": v.status, "detail": v.detail} for k, v in verdicts.items()])
-
-# %% [markdown]
 # ## Every metric per attempt (constrained prompting, RAG, quadrants)
 #
 # The analyses below need all nine metrics and more (task factualities, the four parities and
@@ -332,20 +300,20 @@ artifacts.save_figure(fig, "lsb-figC18", synthetic=cfg.synthetic)
 quads.round(2)
 
 # %% [markdown]
-# ## Claims on constrained prompting and RAG (§4.2, §5, App. C.3)
+# ## Claims (§4.2, §5, App. A.4, App. C.3)
 #
-# Checked on the per-attempt table above, recorded in the claims ledger. A comparison holds when
-# the 95 % CI of the difference excludes 0 in the claimed direction; claims whose inputs were not
-# collected by this profile are "not applicable". **Synthetic data on the embedded default**
-# (labelled so when saved); the papers' data on the release profile.
+# The paper's claims on temperature, refusals, constrained prompting and RAG, checked on the tables
+# above and recorded in the claims ledger (`outputs/claims.md`) as held / not held / not applicable
+# with their means and 95 % CIs (`lib.scholar.claims`, one table of checks). A comparison holds
+# when the 95 % CI of the difference (Newcombe's for proportions, Welch's otherwise) excludes 0 in
+# the claimed direction; claims whose inputs this profile did not collect are "not applicable". On
+# the embedded default's synthetic data a held claim shows the pipeline recovers the panel's
+# built-in behaviour, not that the claim is true of real LLMs; on the release profile the claims
+# are checked on the papers' data.
 
 # %%
-cp_verdicts = {c.id: claims.check(c, fn, long, synthetic=cfg.synthetic) for c, fn in [
-    (cpc.CP_FEMALE_FACTUALITY, cpc.female_lowest_factuality),
-    (cpc.CP_EQUAL_GENDER_DIVERSITY, cpc.equal_gender_raises_diversity),
-    (cpc.CP_FACTUALITY_COST, cpc.constrained_lowers_factuality),
-    (cpc.CP_GENERAL_GENDER_ONLY, cpc.general_gender_only),
-    (cpc.RAG_GENDER_DIVERSITY, cpc.rag_lowers_gender_diversity),
-    (cpc.RAG_FLASH_VALIDITY, cpc.flash_loses_more_validity),
-]}
-pd.DataFrame([{"claim": k, "verdict": v.status, "detail": v.detail} for k, v in cp_verdicts.items()])
+verdicts = lsb_claims.check_all(
+    {"sweep": per_attempt, "curves": curves, "collection": coll_attempts, "reason_shares": shares, "all_metrics": long},
+    notebook="04_interventions", synthetic=cfg.synthetic,
+    refusal_col="is_refusal" if label_mode == "faithful" else "is_refusal_corrected")
+claims.summary(verdicts)

@@ -505,3 +505,22 @@ if pilot_table is not None:
     pilot_table.to_parquet(out_dir / "pilot_rows.parquet")
 resp_all.to_parquet(out_dir / "responses.parquet")
 sorted(p.name for p in out_dir.glob("*.parquet"))
+
+# %% [markdown]
+# ## Claims (§4.3, §5, §6, §7)
+#
+# Eighteen sentences of the paper (the 39.2 % vs 21.7 % flip/boost gap, directional pull, model
+# susceptibility, agreement, dose-response, topic spread, instruction effects and the frontier
+# backfire, the say-do gap, venue as the dominant weight), each checked on the tables above with the
+# interval behind the verdict (Wilson, Newcombe, McNemar, a t-interval over model pairs, a bootstrap
+# of the pilot fit) and recorded in the claims ledger (`outputs/claims.md`) as held / not held / not
+# applicable (`lib.authority.claims`). A claim is judged on the direction or significance the paper
+# states, not on its number. On the embedded default the answers are synthetic: a held claim shows
+# the pipeline recovers the panel's built-in behaviour, not that the claim is true of real LLMs.
+
+# %%
+from lib import claims
+from lib.authority import claims as ab_claims
+
+verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_table, synthetic=synthetic, seed=cfg.seed)
+claims.summary(verdicts)

@@ -80,3 +80,24 @@ def test_index_renders_in_headless_chromium(built_index, tmp_path):
     subprocess.run([browser, *flags, "--window-size=1200,900", f"--screenshot={shot}", index.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 10_000  # a real rendering, not a blank page
+
+
+def test_index_shows_claims_table_per_paper_and_claims_on_cards(built_index, monkeypatch):
+    from lib import claims
+
+    man, _ = built_index
+    monkeypatch.setenv("COMPANION_PROFILE", "quick")
+    flip = claims.Claim("ab-flip-vs-boost", "authority_bias", "§5.1", "39.2% flip vs 21.7% boost.", ("ab-tab5",))
+    claims.check(flip, lambda: claims.verdict(False, {"gap pp": 17.5}), synthetic=True,
+                 notebook="05_authority_pilot_regression")
+    man["stages"] = {"notebooks": {"05_authority_pilot_regression": {"wall_s": 12.34, "earlier_run": False}}}
+    html = report.write_index(man).read_text()
+    ab = html[html.index("<h2>Authority bias"):html.index("<h2>Attribution bias")]
+    assert "Claims: 0 held, 1 not held, 0 not applicable" in ab
+    assert '<tr id="claim-ab-flip-vs-boost">' in ab and "gap pp = 17.5" in ab
+    assert "<code>./run_all.sh --only 05</code> (quick)" in ab and "<td>12.3 s</td>" in ab
+    card = html[html.index('<div class="card" id="ab-tab5"'):]
+    card = card[:card.index('<div class="card"', 10)]
+    assert 'href="#claim-ab-flip-vs-boost"' in card and "not held" in card
+    lsb = html[html.index("<h2>LLMScholarBench"):html.index("<h2>Authority bias")]
+    assert "Claims:" not in lsb

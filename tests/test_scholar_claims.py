@@ -129,3 +129,20 @@ def test_difference_newcombe_and_welch():
     w = sc.difference(x, y, "factuality_author")
     assert w["ci"] == [pytest.approx(ref.low), pytest.approx(ref.high)]
     assert np.isnan(sc.difference(x, y.iloc[:1], "factuality_author")["ci"][0])
+
+
+def test_check_all_runs_the_notebooks_share_of_the_26_checks(isolated_outputs):
+    assert len(sc.CHECKS) == 26 and len({c.claim.id for c in sc.CHECKS}) == 26
+    assert {c.notebook for c in sc.CHECKS} == {"03_infrastructure_benchmark", "04_interventions"}
+    v = sc.check_all({"collection": _attempts("top_k", 10, 3)}, notebook="04_interventions", synthetic=True)
+    assert len(v) == 13 and v["lsb-cp-refusals"].status == "not applicable"
+    assert "['sweep']" in v["lsb-temp-validity"].detail
+    assert {r["notebook"] for r in claims.records()} == {"04_interventions"}
+    assert len(sc.check_all({}, notebook="03_infrastructure_benchmark", synthetic=True)) == 13
+    with pytest.raises(ValueError, match="03_infrastructure_benchmark or 04_interventions"):
+        sc.check_all({}, notebook="05_authority_pilot_regression", synthetic=True)
+
+
+def test_check_all_passes_the_refusal_label_through(isolated_outputs):
+    cp = next(c for c in sc.checks(refusal_col="is_refusal_corrected") if c.claim.id == "lsb-cp-refusals")
+    assert cp.kwargs == {"refusal_col": "is_refusal_corrected"}

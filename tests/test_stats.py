@@ -105,3 +105,22 @@ def test_bootstrap_over_prompts_clusters_and_is_seeded():
     one = df[df["prompt"] == 0]
     e, l1, h1 = stats.bootstrap_over_prompts(one, lambda d: d["y"].mean(), prompt_col="prompt", n_boot=20)
     assert l1 == pytest.approx(e) and h1 == pytest.approx(e)
+
+
+def test_newcombe_diff_matches_newcombe_1998_example():
+    # Newcombe (1998), Table II, 56/70 vs 48/80, method 10: 0.0524 to 0.3339
+    d, lo, hi = stats.newcombe_diff(56, 70, 48, 80)
+    assert d == pytest.approx(0.2) and lo == pytest.approx(0.0524, abs=1e-4) and hi == pytest.approx(0.3339, abs=1e-4)
+    assert all(np.isnan(stats.newcombe_diff(1, 0, 1, 2)))
+
+
+def test_welch_diff_agrees_with_scipy_welch_test():
+    from scipy import stats as st
+
+    a, b = [1.0, 2.0, 4.0, 7.0, 3.0], [0.5, 0.7, 1.1, 0.2]
+    d, lo, hi = stats.welch_diff(a, b)
+    res = st.ttest_ind(a, b, equal_var=False)
+    ci = res.confidence_interval(0.95)
+    assert d == pytest.approx(np.mean(a) - np.mean(b)) and (lo, hi) == pytest.approx((ci.low, ci.high))
+    assert stats.welch_diff([1.0, 1.0], [0.0, 0.0]) == (1.0, 1.0, 1.0)
+    assert np.isnan(stats.welch_diff([1.0], [0.0, 1.0])[1]) and all(np.isnan(stats.welch_diff([], [1.0])))

@@ -1,93 +1,43 @@
-"""LLMScholarBench claims on temperature and refusals, as checks for the claims ledger.
+"""LLMScholarBench claims: the table of every check and one :func:`check_all`, and the checks on
+temperature and refusals (§4.2, §5, App. A.4).
 
-Each :class:`lib.claims.Claim` below is a sentence of the paper; its check is a pure function of
-the aggregates of :mod:`lib.scholar.interventions` that returns a :class:`lib.claims.Verdict`
-with the numbers (means and 95 % CIs) behind it. A notebook runs them with
-``lib.claims.check(CLAIM, fn, table, synthetic=...)``.
-
-Decision rule shared by the comparisons ("A is lower than B"): the claim holds when the 95 %
-interval of the difference B − A lies entirely above 0. For proportions (refusal, validity,
-reason shares) the difference interval is Newcombe's hybrid score interval built from the two
-Wilson intervals (Newcombe 1998, method 10), for other metrics Welch's t-interval; each group's
-own mean and interval (reference §2.10: Wilson for refusal/validity, t otherwise) are reported
-too. Where the data cannot answer (a group or configuration missing, e.g. on the tiny profile),
-the check returns ``not applicable`` with the reason.
+Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure function of the
+regenerated tables returning a :class:`lib.claims.Verdict` with the numbers (means and 95 % CIs)
+behind it, under the decision rule of :mod:`lib.scholar.claims_rules`. The checks of §4.1 and
+App. C.1 live in :mod:`lib.scholar.claims_benchmark` (notebook 03), those of constrained
+prompting and RAG in :mod:`lib.scholar.claims_interventions` (notebook 04); :data:`CHECKS` tables
+all 26 with the notebook that regenerates their inputs, and a notebook calls
+``check_all(tables, notebook=..., synthetic=...)`` once. Where the data cannot answer (a group or
+configuration missing, e.g. on the tiny profile), a check returns ``not applicable`` with the
+reason.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 from lib import stats
-from lib.claims import Claim, Verdict, verdict
-
-P = "llmscholarbench"
+from lib.claims import Check, Claim, Verdict, not_applicable, run_checks, verdict
+from lib.scholar import claims_benchmark as cb
+from lib.scholar import claims_interventions as cpc
+from lib.scholar.claims_rules import P, above_zero, difference, summary
 TEMP_VALIDITY = Claim("lsb-temp-validity", P, "§4.2, §5 (Fig. 3)",
-                      "Higher temperature lowers validity.")
+                      "Higher temperature lowers validity.", ("lsb-fig3",))
 TEMP_CONSISTENCY = Claim("lsb-temp-consistency", P, "§4.2 (Fig. 3)",
-                         "Higher temperature lowers consistency (factuality when consistency is unavailable).")
+                         "Higher temperature lowers consistency (factuality when consistency is unavailable).",
+                         ("lsb-fig3",))
 TEMP_FACTUALITY = Claim("lsb-temp-factuality", P, "Abstract, App. C.2 (Fig. C.12)",
-                        "Higher temperature lowers author factuality.")
+                        "Higher temperature lowers author factuality.", ("lsb-figC12",))
 TEMP_ACCESS = Claim("lsb-temp-access", P, "§4.2 (Fig. 3 caption)",
-                    "Proprietary models are less sensitive to temperature than open models.")
+                    "Proprietary models are less sensitive to temperature than open models.", ("lsb-fig3",))
 TEMP_OPEN_REFUSE = Claim("lsb-temp-open-refusals", P, "§4.2 (Fig. 3)",
-                         "Open models refuse more than proprietary models, at every temperature.")
+                         "Open models refuse more than proprietary models, at every temperature.", ("lsb-fig3",))
 CP_REFUSALS = Claim("lsb-cp-refusals", P, "§4.2, §5 (Fig. 4, A.3)",
-                    "Representation-constrained prompting increases refusals.")
+                    "Representation-constrained prompting increases refusals.", ("lsb-figA3", "lsb-figA4"))
 CP_UNETHICAL = Claim("lsb-cp-unethical", P, "App. A.4 (Fig. A.3)",
-                     "Constrained prompting raises the share of refusals attributed to unethical requests.")
+                     "Constrained prompting raises the share of refusals attributed to unethical requests.",
+                     ("lsb-figA3",))
 
 ALL = (TEMP_VALIDITY, TEMP_CONSISTENCY, TEMP_FACTUALITY, TEMP_ACCESS, TEMP_OPEN_REFUSE, CP_REFUSALS, CP_UNETHICAL)
-
-
-def not_applicable(detail: str, numbers: dict | None = None) -> Verdict:
-    """The verdict for a claim the data at hand cannot test (e.g. a task that was not collected)."""
-    return Verdict("not applicable", numbers or {}, detail)
-
-
-def summary(values: pd.Series, metric: str) -> dict:
-    """mean, n and 95 % CI of per-attempt values (Wilson for binary metrics, t otherwise)."""
-    v = values.astype(float).dropna().to_numpy()
-    if metric in stats.BINARY_METRICS:
-        lo, hi = stats.wilson_ci(float(v.sum()), v.size) if v.size else (np.nan, np.nan)
-        mean = float(v.mean()) if v.size else np.nan
-    else:
-        mean, lo, hi = stats.t_ci(v)
-    return {"mean": mean, "ci": [lo, hi], "n": int(v.size)}
-
-
-def difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> dict:
-    """b − a with its (1 − α) interval: Newcombe's hybrid score interval from the two Wilson
-    intervals for binary metrics, Welch's t-interval otherwise (NaN when a side has < 2 values)."""
-    x = a.astype(float).dropna().to_numpy()
-    y = b.astype(float).dropna().to_numpy()
-    if x.size == 0 or y.size == 0:
-        return {"diff": np.nan, "ci": [np.nan, np.nan]}
-    d = float(y.mean() - x.mean())
-    if metric in stats.BINARY_METRICS:
-        l1, u1 = stats.wilson_ci(float(x.sum()), x.size, alpha)
-        l2, u2 = stats.wilson_ci(float(y.sum()), y.size, alpha)
-        p1, p2 = x.mean(), y.mean()
-        lo = d - np.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
-        hi = d + np.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
-    else:
-        if x.size < 2 or y.size < 2:
-            return {"diff": d, "ci": [np.nan, np.nan]}
-        va, vb = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
-        se = np.sqrt(va + vb)
-        if se == 0:
-            lo = hi = d
-        else:
-            df = (va + vb) ** 2 / (va ** 2 / (x.size - 1) + vb ** 2 / (y.size - 1))
-            half = st.t.ppf(1 - alpha / 2, df) * se
-            lo, hi = d - half, d + half
-    return {"diff": d, "ci": [float(lo), float(hi)]}
-
-
-def above_zero(diff: dict) -> bool:
-    """True when the whole interval of a :func:`difference` lies above 0 (NaN bounds: False)."""
-    return bool(diff["ci"][0] > 0)
 
 
 def temperature_effect(per_attempt: pd.DataFrame, metric: str, *, direction: str = "lower") -> Verdict:
@@ -215,3 +165,64 @@ def constrained_unethical_share(shares: pd.DataFrame) -> Verdict:
                                        "CI baseline": b["ci"], "refusals baseline": b["n"],
                                        "constrained - baseline": diff["diff"], "CI difference": diff["ci"]},
                    "shares within refusals; held if the 95% CI of constrained - baseline is above 0")
+
+
+# -- the table of all 26 LLMScholarBench checks -----------------------------------------------------
+
+NB03, NB04 = "03_infrastructure_benchmark", "04_interventions"
+
+
+def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
+    """Every LLMScholarBench check with the table it reads: ``baseline`` (notebook 03's per-attempt
+    table), ``sweep`` (notebook 04's temperature per-attempt table), ``curves``
+    (:func:`lib.scholar.interventions.temperature_curves`), ``collection`` (notebook 02's attempts),
+    ``reason_shares`` (:func:`lib.scholar.interventions.reason_shares`) and ``all_metrics``
+    (:func:`lib.scholar.constrained.metric_table`). ``refusal_col`` picks the refusal label of the
+    constrained-refusal claim (faithful ``is_refusal`` or ``is_refusal_corrected``)."""
+    def b(claim, fn, *args):
+        return Check(claim, fn, ("baseline",), NB03, {} if not args else dict(zip(("group", "higher", "lower", "metric"), args)))
+
+    def size(claim, metric, direction):
+        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction})
+
+    return (
+        b(cb.ACCESS_REFUSALS, cb.group_difference, "access", "open", "proprietary", "refusal_pct"),
+        b(cb.ACCESS_VALIDITY, cb.group_difference, "access", "open", "proprietary", "validity_pct"),
+        b(cb.ACCESS_FACTUALITY, cb.group_difference, "access", "proprietary", "open", "factuality_author"),
+        b(cb.ACCESS_PARITY, cb.group_difference, "access", "proprietary", "open", "parity_gender"),
+        b(cb.ACCESS_CONSISTENCY, cb.group_difference, "access", "proprietary", "open", "consistency"),
+        size(cb.SIZE_VALIDITY, "validity_pct", "increase"),
+        size(cb.SIZE_REFUSALS, "refusal_pct", "increase"),
+        size(cb.SIZE_DUPLICATES, "duplicates", "decrease"),
+        size(cb.SIZE_CONSISTENCY, "consistency", "decrease"),
+        b(cb.REASONING_VALIDITY, cb.group_difference, "model_class", "non-reasoning", "reasoning", "validity_pct"),
+        b(cb.REASONING_FACTUALITY, cb.group_difference, "model_class", "reasoning", "non-reasoning", "factuality_author"),
+        b(cb.TASK_FACTUALITY, cb.task_factuality_gap),
+        b(cb.SENIORITY_SENIOR, cb.group_difference, "param", "senior", "early_career", "factuality_seniority"),
+        Check(TEMP_VALIDITY, temperature_effect, ("sweep",), NB04, {"metric": "validity_pct"}),
+        Check(TEMP_CONSISTENCY, temperature_effect_consistency, ("sweep",), NB04),
+        Check(TEMP_FACTUALITY, temperature_effect, ("sweep",), NB04, {"metric": "factuality_author"}),
+        Check(TEMP_ACCESS, access_sensitivity, ("curves",), NB04),
+        Check(TEMP_OPEN_REFUSE, open_refuse_more, ("sweep",), NB04),
+        Check(CP_REFUSALS, constrained_refusals, ("collection",), NB04, {"refusal_col": refusal_col}),
+        Check(CP_UNETHICAL, constrained_unethical_share, ("reason_shares",), NB04),
+        *(Check(c, fn, ("all_metrics",), NB04) for c, fn in (
+            (cpc.CP_FEMALE_FACTUALITY, cpc.female_lowest_factuality),
+            (cpc.CP_EQUAL_GENDER_DIVERSITY, cpc.equal_gender_raises_diversity),
+            (cpc.CP_FACTUALITY_COST, cpc.constrained_lowers_factuality),
+            (cpc.CP_GENERAL_GENDER_ONLY, cpc.general_gender_only),
+            (cpc.RAG_GENDER_DIVERSITY, cpc.rag_lowers_gender_diversity),
+            (cpc.RAG_FLASH_VALIDITY, cpc.flash_loses_more_validity))),
+    )
+
+
+CHECKS = checks()
+
+
+def check_all(tables, *, notebook: str, synthetic: bool, refusal_col: str = "is_refusal") -> dict[str, Verdict]:
+    """Check the LLMScholarBench claims whose inputs ``notebook`` regenerates (03: §4.1 and App. C.1;
+    04: temperature, refusals, constrained prompting and RAG) on ``tables`` (names as in
+    :func:`checks`) and record the verdicts. Returns {claim id: Verdict}."""
+    if notebook not in (NB03, NB04):
+        raise ValueError(f"LLMScholarBench claims are checked by {NB03} or {NB04}, not {notebook!r}")
+    return run_checks(checks(refusal_col=refusal_col), tables, synthetic=synthetic, notebook=notebook)

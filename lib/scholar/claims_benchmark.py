@@ -3,7 +3,7 @@
 Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure function of the
 per-attempt table of :func:`lib.scholar.aggregate.per_attempt_table` (baseline query) returning
 a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision rule, as in
-:mod:`lib.scholar.claims`: "A is higher than B" holds when the 95 % interval of A − B lies
+:mod:`lib.scholar.claims_rules`: "A is higher than B" holds when the 95 % interval of A − B lies
 entirely above 0 (Newcombe's hybrid score interval for refusal/validity, Welch's t otherwise),
 all per-attempt values of a group pooled (reference §2.10). A missing group or metric (e.g.
 consistency with one run on the tiny profile) gives ``not applicable`` with the reason.
@@ -14,33 +14,31 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from lib.claims import Claim, Verdict, verdict
-from lib.scholar.claims import above_zero, difference, not_applicable, summary
-
-P = "llmscholarbench"
+from lib.claims import Claim, Verdict, not_applicable, verdict
+from lib.scholar.claims_rules import P, above_zero, difference, summary
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
-                        "Open models refuse more often than proprietary models.")
+                        "Open models refuse more often than proprietary models.", ("lsb-fig2",))
 ACCESS_VALIDITY = Claim("lsb-aq1-access-validity", P, "§4.1 (Fig. 2)",
-                        "Open models reach higher eventual validity than proprietary models.")
+                        "Open models reach higher eventual validity than proprietary models.", ("lsb-fig2",))
 ACCESS_FACTUALITY = Claim("lsb-aq1-access-factuality", P, "§4.1 (Fig. 2)",
-                          "Proprietary models have higher author factuality than open models.")
+                          "Proprietary models have higher author factuality than open models.", ("lsb-fig2",))
 ACCESS_PARITY = Claim("lsb-aq1-access-parity", P, "§4.1 (Fig. 2)",
-                      "Proprietary models have higher gender parity than open models.")
+                      "Proprietary models have higher gender parity than open models.", ("lsb-fig2",))
 ACCESS_CONSISTENCY = Claim("lsb-aq1-access-consistency", P, "§4.1 (Fig. 2)",
-                           "Proprietary models have higher temporal consistency than open models.")
-SIZE_VALIDITY = Claim("lsb-aq1-size-validity", P, "§4.1 (Fig. 2)", "Eventual validity increases with model size.")
-SIZE_REFUSALS = Claim("lsb-aq1-size-refusals", P, "§4.1 (Fig. 2)", "Refusals increase with model size.")
-SIZE_DUPLICATES = Claim("lsb-aq1-size-duplicates", P, "§4.1 (Fig. 2)", "Duplicates decrease with model size.")
+                           "Proprietary models have higher temporal consistency than open models.", ("lsb-fig2",))
+SIZE_VALIDITY = Claim("lsb-aq1-size-validity", P, "§4.1 (Fig. 2)", "Eventual validity increases with model size.", ("lsb-fig2",))
+SIZE_REFUSALS = Claim("lsb-aq1-size-refusals", P, "§4.1 (Fig. 2)", "Refusals increase with model size.", ("lsb-fig2",))
+SIZE_DUPLICATES = Claim("lsb-aq1-size-duplicates", P, "§4.1 (Fig. 2)", "Duplicates decrease with model size.", ("lsb-fig2",))
 SIZE_CONSISTENCY = Claim("lsb-aq1-size-consistency", P, "§4.1 (Fig. 2)",
-                         "Temporal consistency decreases with model size.")
+                         "Temporal consistency decreases with model size.", ("lsb-fig2",))
 REASONING_VALIDITY = Claim("lsb-aq1-reasoning-validity", P, "§4.1 (Fig. 2)",
-                           "Reasoning-disabled models have higher validity than reasoning-enabled models.")
+                           "Reasoning-disabled models have higher validity than reasoning-enabled models.", ("lsb-fig2",))
 REASONING_FACTUALITY = Claim("lsb-aq1-reasoning-factuality", P, "§4.1 (Fig. 2)",
-                             "Reasoning-enabled models have higher author factuality than reasoning-disabled models.")
+                             "Reasoning-enabled models have higher author factuality than reasoning-disabled models.", ("lsb-fig2",))
 TASK_FACTUALITY = Claim("lsb-c1-task-factuality", P, "App. C.1 (Fig. C.8, C.10)",
-                        "Author factuality exceeds field, epoch and seniority factuality on those tasks.")
+                        "Author factuality exceeds field, epoch and seniority factuality on those tasks.", ("lsb-figC8", "lsb-figC10"))
 SENIORITY_SENIOR = Claim("lsb-c1-seniority-senior", P, "App. C.1 (Fig. C.10)",
-                         "Seniority factuality is higher for senior scholars than for early-career researchers.")
+                         "Seniority factuality is higher for senior scholars than for early-career researchers.", ("lsb-figC10",))
 ALL = (ACCESS_REFUSALS, ACCESS_VALIDITY, ACCESS_FACTUALITY, ACCESS_PARITY, ACCESS_CONSISTENCY, SIZE_VALIDITY,
        SIZE_REFUSALS, SIZE_DUPLICATES, SIZE_CONSISTENCY, REASONING_VALIDITY, REASONING_FACTUALITY, TASK_FACTUALITY,
        SENIORITY_SENIOR)

@@ -3,7 +3,7 @@ the long per-attempt table of :func:`lib.scholar.constrained.metric_table`.
 
 A comparison holds when the 95 % CI of the difference excludes 0 in the claimed direction
 (Welch's t-interval for continuous metrics, Newcombe's interval for validity/refusals; the
-helpers of :mod:`lib.scholar.claims`). Too little data on either side → "not applicable".
+helpers of :mod:`lib.scholar.claims_rules`). Too little data on either side → "not applicable".
 """
 from __future__ import annotations
 
@@ -11,24 +11,24 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from lib.claims import Claim, Verdict, verdict
+from lib.claims import Claim, Verdict, not_applicable, verdict
 from lib.scholar import constrained as cp
-from lib.scholar.claims import P, difference, not_applicable, summary
+from lib.scholar.claims_rules import P, difference, summary
 
 CP_FEMALE_FACTUALITY = Claim("lsb-cp-female-factuality", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.13, C.17a)",
                              "Female-only prompts produce the lowest author factuality among the "
-                             "gender-constrained prompts.")
+                             "gender-constrained prompts.", ("lsb-fig4", "lsb-figC13", "lsb-figC17"))
 CP_EQUAL_GENDER_DIVERSITY = Claim("lsb-cp-equal-gender-diversity", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.17a)",
-                                  "Enforcing balanced gender representation increases gender diversity.")
+                                  "Enforcing balanced gender representation increases gender diversity.", ("lsb-fig4", "lsb-figC17"))
 CP_FACTUALITY_COST = Claim("lsb-cp-factuality-cost", P, "Abstract, §5",
-                           "Representation-constrained prompting lowers author factuality.")
+                           "Representation-constrained prompting lowers author factuality.", ("lsb-figC17",))
 CP_GENERAL_GENDER_ONLY = Claim("lsb-cp-general-gender-only", P, "App. C.3 (Fig. C.17d)",
                                "A general-diversity prompt improves gender diversity only, not ethnicity, "
-                               "publication or citation diversity.")
+                               "publication or citation diversity.", ("lsb-figC17",))
 RAG_GENDER_DIVERSITY = Claim("lsb-rag-gender-diversity", P, "Abstract, §4.2 (Fig. 5)",
-                             "RAG with web search reduces gender diversity.")
+                             "RAG with web search reduces gender diversity.", ("lsb-fig5",))
 RAG_FLASH_VALIDITY = Claim("lsb-rag-flash-validity", P, "§4.2 (Fig. 5 caption)",
-                           "Under RAG, gemini-2.5-flash loses more validity than gemini-2.5-pro.")
+                           "Under RAG, gemini-2.5-flash loses more validity than gemini-2.5-pro.", ("lsb-fig5",))
 ALL = (CP_FEMALE_FACTUALITY, CP_EQUAL_GENDER_DIVERSITY, CP_FACTUALITY_COST, CP_GENERAL_GENDER_ONLY,
        RAG_GENDER_DIVERSITY, RAG_FLASH_VALIDITY)
 
