@@ -59,6 +59,9 @@ class LLMSettings(_Strict):
     max_concurrency: int = Field(default=8, gt=0)
     request_timeout_s: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=3, ge=1, le=3)
+    #: fraction of a collection's planned requests that may stay failed (infrastructure failures,
+    #: retryable) before the collecting notebook fails (lib.llm.collect.check_complete)
+    max_failed_fraction: float = Field(default=0.01, ge=0, le=1)
     #: the embedded panel only: "http" serves it from a process of its own on 127.0.0.1 (the
     #: default, DESIGN §3); "http_thread" from a thread of the notebook's kernel (client and panel
     #: then share one interpreter lock, about twice the wall time); "in_process" hands requests to
