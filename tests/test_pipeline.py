@@ -211,3 +211,55 @@ def test_help_lists_the_options():
     proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--help"], capture_output=True, text=True)
     for opt in ("--profile", "--only", "--force", "01_calibration", "06_attribution_fairness"):
         assert opt in proc.stdout
+
+
+def test_a_cell_timeout_names_the_notebook_cell_and_heading(tmp_path, isolated_outputs, monkeypatch):
+    from lib import config, pipeline
+
+    monkeypatch.setattr(paths, "NOTEBOOKS", FIXTURES)
+    monkeypatch.setenv("COMPANION_NOTEBOOKS", str(FIXTURES))      # the kernel validates the profile too
+    prof = config.load_profile(profile(tmp_path, notebooks="{03_infrastructure_benchmark: {sleep_s: 30.0}}"))
+    prof.execution_timeout_s = 3          # below the validated minimum on purpose: the timeout path itself
+    r = pipeline.execute("03_infrastructure_benchmark", prof, "t", [])
+    assert r.status == "failed" and r.wall_s < 25, r
+    assert "under the heading 'A slow step': time.sleep(sleep_s)" in r.error, r.error
+    assert "did not finish within execution_timeout_s = 3 s" in r.error and "Error" not in r.error.split(":")[0]
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                out.append(int(stat.parent.name))
+        except (OSError, IndexError):
+            continue
+    return out
+
+
+def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
+    import signal
+    import time
+
+    prof = profile(tmp_path, notebooks="{03_infrastructure_benchmark: {sleep_s: 60.0}}")
+    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp_path / "outputs"), "COMPANION_CACHE": str(tmp_path / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES)}
+    proc = subprocess.Popen([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--only", "03"],
+                            cwd=paths.ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    executed = tmp_path / "outputs/executed/03_infrastructure_benchmark.ipynb"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if executed.is_file() and "time.sleep" in executed.read_text() and '"running"' in executed.read_text():
+            break
+        time.sleep(0.2)
+    kernels = _children(proc.pid)
+    assert proc.poll() is None and kernels, "the notebook never reached its slow cell"
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out
+    assert "INTERRUPTED (SIGINT)" in out and "a re-run resumes" in out
+    time.sleep(0.5)
+    assert not [k for k in kernels if Path(f"/proc/{k}").exists()], "the kernel outlived the runner"
+    again = run(tmp_path, "--profile", str(profile(tmp_path)), "--only", "03")
+    assert again.returncode == 0, again.stdout
+    assert "03_infrastructure_benchmark" in again.stdout and "skipped" not in again.stdout
