@@ -192,6 +192,7 @@ class _Release:
         self.path = Path(path)
         self.found: dict[str, Location] = {}
         self.problems: list[str] = []   # unreadable archives
+        self.corrupt: list[Path] = []    # archives that are truncated or not archives
         self.packed: list[Path] = []     # zip archives, which must be unpacked first
         self._tars: dict[Path, tarfile.TarFile] = {}
         wanted = set(names)
@@ -218,8 +219,14 @@ class _Release:
         try:
             tar = tarfile.open(archive, "r:*")
             members = tar.getmembers()
+            # the compressed stream must also end properly: a cut-off trailer leaves every member readable
+            if not isinstance(tar.fileobj, io.BufferedReader) and hasattr(tar.fileobj, "read"):
+                while tar.fileobj.read(1 << 20):
+                    pass
         except (tarfile.TarError, OSError, EOFError) as e:
-            self.problems.append(f"{archive}: unreadable archive ({e}); re-download it")
+            self.problems.append(f"{archive}: corrupt or truncated archive ({type(e).__name__}: {e}); "
+                                 "re-download it (its tables cannot be read)")
+            self.corrupt.append(archive)
             return
         self._tars[archive] = tar
         for m in sorted(members, key=lambda m: m.name):
@@ -264,6 +271,8 @@ def _problems(rel: _Release, names: Sequence[str]) -> list[str]:
            else f"looked at any depth under {where}, inside tar archives too")
     if rel.packed:
         why += f"; unpack {', '.join(str(p) for p in rel.packed[:3])} first"
+    if rel.corrupt:
+        why += f"; the corrupt archive {rel.corrupt[0]} may hold it"
     for name in names:
         spec = FILES[name]
         loc = rel.found.get(name)
@@ -329,6 +338,9 @@ def _read(rel: _Release, name: str) -> tuple[pd.DataFrame, Location]:
                              na_values={c: [""] if c in text else _MISSING for c in keep}, encoding="utf-8")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
         raise ReleaseError(f"ground truth {loc}: cannot be read as a UTF-8 CSV with {_expected(spec)}: {e}") from e
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise ReleaseError(f"ground truth {loc}: corrupt or truncated archive ({type(e).__name__}: {e}); "
+                           "re-download it") from e
     missing = [c for c in spec.columns if c not in df.columns]
     if missing:
         raise ReleaseError(f"ground truth {loc}: missing column(s) {missing}; expected {_expected(spec)}")
