@@ -420,30 +420,10 @@ def read_profile_text(path: Path, where: str) -> str:
 
 
 def folder_problems(folders: dict[str, Path] | None = None) -> list[str]:
-    """Why the output and cache folders cannot be used ([] when they can): each must be a folder
-    (or creatable as one) that this process can write. ``folders``: name -> path (default
-    COMPANION_OUTPUTS and COMPANION_CACHE as :mod:`lib.paths` resolved them)."""
-    folders = folders or {"COMPANION_OUTPUTS (outputs folder)": paths.OUTPUTS,
-                          "COMPANION_CACHE (cache folder)": paths.CACHE}
-    errs = []
-    for name, p in folders.items():
-        existing = next((q for q in (p, *p.parents) if q.exists()), None)
-        if existing is None:
-            continue
-        if not existing.is_dir():
-            what = "is a file" if existing == p else f"cannot be created: {existing} is a file"
-            errs.append(f"{name}: {p} {what}; expected a folder")
-        elif not os.access(existing, os.W_OK | os.X_OK):
-            what = "is read-only" if existing == p else f"cannot be created: {existing} is read-only"
-            errs.append(f"{name}: {p} {what}; expected a folder this user can write")
-        elif existing == p:
-            probe = p / f".write-probe-{os.getpid()}"
-            try:
-                probe.write_bytes(b"")
-                probe.unlink()
-            except OSError as exc:
-                errs.append(f"{name}: {p} is not writable ({exc.strerror}); expected a folder this user can write")
-    return errs
+    """Why the output and cache folders cannot be used ([] when they can; :func:`lib.paths.unusable_folders`).
+    ``folders``: name -> path (default COMPANION_OUTPUTS and COMPANION_CACHE as :mod:`lib.paths` resolved them)."""
+    return paths.unusable_folders(folders or {"COMPANION_OUTPUTS (outputs folder)": paths.OUTPUTS,
+                                              "COMPANION_CACHE (cache folder)": paths.CACHE})
 
 
 def load_profile(profile: str | Path) -> Profile:

@@ -221,8 +221,8 @@ def test_output_and_cache_folders_must_be_writable_folders(tmp_path, monkeypatch
                      f"COMPANION_CACHE: {a_file / 'cache'} cannot be created: {a_file} is a file; expected a folder"]
     ro.chmod(0o500)
     try:
-        if config.os.access(ro, config.os.W_OK):     # root: make the permission check see a read-only folder
-            monkeypatch.setattr(config.os, "access", lambda p, mode: Path(p) != ro)
+        if paths.os.access(ro, paths.os.W_OK):     # root: make the permission check see a read-only folder
+            monkeypatch.setattr(paths.os, "access", lambda p, mode: Path(p) != ro)
         assert config.folder_problems({"outputs": ro}) == [f"outputs: {ro} is read-only; expected a folder this "
                                                           "user can write"]
     finally:

@@ -270,3 +270,13 @@ def test_cli_check_and_import(imported, tmp_path, capsys):
     assert rl.main(["import", str(src), str(tmp_path / "out")]) == 0
     assert f"{len(w.authors)} authors" in capsys.readouterr().out
     assert len(load_tables(tmp_path / "out").authors) == len(w.authors)
+
+
+def test_an_import_destination_that_is_a_file_is_refused_before_reading(tmp_path, capsys):
+    dest = tmp_path / "dest"
+    dest.write_text("x")
+    assert rl.main(["import", str(tmp_path / "no-release"), str(dest)]) == 1
+    err = capsys.readouterr().err
+    assert f"ground-truth import destination: {dest} is a file; expected a folder" in err and "Traceback" not in err
+    with pytest.raises(FileExistsError, match=r"cannot be created: .*dest is a file"):
+        rl.import_release(tmp_path / "no-release", dest / "sub")

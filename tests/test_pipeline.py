@@ -263,3 +263,15 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
     again = run(tmp_path, "--profile", str(profile(tmp_path)), "--only", "03")
     assert again.returncode == 0, again.stdout
     assert "03_infrastructure_benchmark" in again.stdout and "skipped" not in again.stdout
+
+
+def test_outputs_or_cache_pointing_at_a_file_stops_before_any_notebook(tmp_path):
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    env = {**os.environ, "COMPANION_OUTPUTS": str(a_file), "COMPANION_CACHE": str(a_file / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES)}
+    proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(profile(tmp_path))], cwd=paths.ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    assert f"COMPANION_OUTPUTS (outputs folder): {a_file} is a file; expected a folder" in proc.stdout
+    assert f"COMPANION_CACHE (cache folder): {a_file / 'cache'} cannot be created: {a_file} is a file" in proc.stdout

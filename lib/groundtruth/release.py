@@ -651,9 +651,16 @@ def import_release(src: Path | str | None, dest_dir: Path | str | None = None, *
                    derive_coauthorships: bool = False) -> World:
     """Read the release at ``src`` and write the companion-schema tables (parquet + meta.json) to
     ``dest_dir`` (default ``downloads/ground_truth``), which ``loaders.load_tables(dest_dir)`` reads
-    back identically; returns the imported world."""
+    back identically; returns the imported world. A destination that is a file or read-only is
+    refused (FileExistsError naming it) before the release is read."""
+    from lib import paths
+
+    dest = Path(dest_dir) if dest_dir is not None else DEFAULT_DEST
+    unusable = paths.unusable_folders({"ground-truth import destination": dest})
+    if unusable:
+        raise FileExistsError("\n".join(unusable))
     world = load_release(src, derive_coauthorships=derive_coauthorships)
-    save_world(world, Path(dest_dir) if dest_dir is not None else DEFAULT_DEST)
+    save_world(world, dest)
     return world
 
 
@@ -682,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if problems else 0
     try:
         w = import_release(a.src, a.dest, derive_coauthorships=a.derive_coauthorships)
-    except (FileNotFoundError, ReleaseError) as e:
+    except (FileNotFoundError, FileExistsError, ReleaseError) as e:
         print(e, file=sys.stderr)
         return 1
     print(f"import {a.src} -> {a.dest}: {len(w.authors)} authors, {len(w.publications)} publications, "
