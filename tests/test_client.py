@@ -607,3 +607,14 @@ def test_tiny_timeout_trips_the_breaker_fast_and_stores_no_attempt(server, tmp_p
     assert RawStore(tmp_path).records().empty, "a timeout is not a model's answer"
     # with the endpoint healthy again the same store resumes from scratch
     assert collect(reqs, _fast(server.url), store_root=tmp_path).failed == 0
+
+
+def test_a_malformed_store_line_is_quarantined_and_collection_goes_on(server, tmp_path):
+    reqs = _requests(models=("m-a",), families=("top_k",), replicates=1)
+    shard = tmp_path / "t" / "m-a.jsonl"
+    shard.parent.mkdir(parents=True)
+    shard.write_text('["a", "list"]\n')
+    summary = collect(reqs, _fast(server.url), store_root=tmp_path)
+    assert summary.quarantined == 1 and "1 malformed store lines quarantined" in summary.line()
+    assert summary.answered + summary.ended_invalid == len(reqs) and summary.failed == 0
+    assert "expected a JSON object, got a JSON list" in (tmp_path / "quarantine.jsonl").read_text()

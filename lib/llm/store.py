@@ -55,8 +55,11 @@ QUARANTINE_NAME = "quarantine.jsonl"
 
 
 def is_failed_try(rec: dict) -> bool:
-    """An infrastructure failure stored as a failed try, not an attempt (see module docstring)."""
+    """An infrastructure failure stored as a failed try, not an attempt (see module docstring).
+    Records imported from a release (``release_path``) keep the release's attempt semantics."""
     status = rec.get("status")
+    if rec.get("release_path"):
+        return False
     return status == "infra_error" or (status == "api_error" and (rec.get("error") or {}).get("kind") in INFRA_KINDS)
 
 
