@@ -201,6 +201,18 @@ def stage_times_file(path: Path) -> list[dict]:
         return []
 
 
+def child_pids(pid: int | None = None) -> list[int]:
+    """Process ids whose parent is ``pid`` (default this process), from /proc ([] elsewhere)."""
+    me, out = str(pid or os.getpid()), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == me:
+                out.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
 class _PeakRSS:
     """Peak resident memory (MB) of this process's child processes (the kernel) while a notebook runs.
 
@@ -214,12 +226,9 @@ class _PeakRSS:
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _sample(self) -> None:
-        me = str(os.getpid())
-        for stat in Path("/proc").glob("[0-9]*/stat"):
+        for pid in child_pids():
             try:
-                if stat.read_text().rsplit(")", 1)[1].split()[1] != me:
-                    continue
-                for line in (stat.parent / "status").read_text().splitlines():
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
                         self.peak_kb = max(self.peak_kb, int(line.split()[1]))
             except (OSError, IndexError, ValueError):
@@ -289,13 +298,7 @@ def _running_cell_file(path: Path) -> str:
 
 def _stop_children(grace_s: float = 5.0) -> None:
     """Terminate this process's child processes (the notebook's kernel) after an interruption."""
-    me, kids = str(os.getpid()), []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if stat.read_text().rsplit(")", 1)[1].split()[1] == me:
-                kids.append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue
+    kids = child_pids()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in kids:
             try:

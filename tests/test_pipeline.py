@@ -226,17 +226,6 @@ def test_a_cell_timeout_names_the_notebook_cell_and_heading(tmp_path, isolated_o
     assert "did not finish within execution_timeout_s = 3 s" in r.error and "Error" not in r.error.split(":")[0]
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid):
-                out.append(int(stat.parent.name))
-        except (OSError, IndexError):
-            continue
-    return out
-
-
 def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
     import signal
     import time
@@ -252,7 +241,9 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
         if executed.is_file() and "time.sleep" in executed.read_text() and '"running"' in executed.read_text():
             break
         time.sleep(0.2)
-    kernels = _children(proc.pid)
+    from lib.pipeline import child_pids
+
+    kernels = child_pids(proc.pid)
     assert proc.poll() is None and kernels, "the notebook never reached its slow cell"
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=30)
