@@ -363,7 +363,7 @@ def _memory_bytes() -> int | None:
 
 def _range_errors(prof: Profile, where: str) -> list[str]:
     """Ranges and forms pydantic's types do not say: seed, world size, URL, timeouts, notebook counts."""
-    from urllib.parse import urlsplit
+    from lib.llm.client import is_http_url
 
     errs = []
     if not 0 <= prof.seed < SEED_LIMIT:
@@ -374,16 +374,9 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
                     f"{need / 2**30:.1f} GiB, more than this machine's {mem / 2**30:.1f} GiB of memory; "
                     f"expected at most {mem // BYTES_PER_AUTHOR}")
     url = prof.llm.base_url
-    if url is not None:
-        try:
-            parts = urlsplit(url)
-            parts.port                                  # raises for a port outside 0-65535
-            ok = parts.scheme in ("http", "https") and bool(parts.hostname)
-        except ValueError:
-            ok = False
-        if not ok or " " in url:
-            errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
-                        f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")
+    if url is not None and not is_http_url(url):
+        errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
+                    f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")
     if prof.llm.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
         errs.append(f"{where}: key 'llm.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
                     f"(every request would time out), got {prof.llm.request_timeout_s}")

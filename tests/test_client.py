@@ -407,6 +407,22 @@ def test_endpoint_validation_names_the_key():
         Endpoint.from_dict({"base_url": "https://x/v1", "max_tries": 0})
     ep = Endpoint.from_dict({"base_url": "http://127.0.0.1:1/v1", "model_id": "key"})
     assert ep.api_key() is None and ep.model_id == "key"
+    for bad in ("not a url", "http://127.0.0.1:99999/v1", "http:///v1", "ftp://x/v1"):
+        with pytest.raises(ValueError, match="endpoint.base_url must be an http"):
+            Endpoint.from_dict({"base_url": bad})
+
+
+def test_collect_cli_names_a_bad_url_and_an_unusable_store(tmp_path, capsys):
+    from lib.llm.collect import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k", "--base-url", "not a url"])
+    assert exc.value.code == 2 and "endpoint.base_url must be an http(s) URL" in capsys.readouterr().err
+    a_file = tmp_path / "store"
+    a_file.write_text("x")
+    assert main(["--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k",
+                 "--base-url", "http://127.0.0.1:9/v1", "--store", str(a_file)]) == 1
+    assert f"raw store {a_file}: a file is in the way" in capsys.readouterr().err
 
 
 def test_build_requests_and_dry_run(capsys):

@@ -69,6 +69,20 @@ class EndpointDownError(RuntimeError):
     """The circuit breaker: too many consecutive infrastructure failures; the endpoint looks down."""
 
 
+def is_http_url(url) -> bool:
+    """An http(s) URL with a host and a valid port (if any)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port                  # raises ValueError outside 0-65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where and how to send requests. Built from a profile mapping with :meth:`from_dict`.
@@ -111,7 +125,7 @@ class Endpoint:
             if k not in known:
                 hint = " (give the NAME of an environment variable as api_key_env instead)" if "key" in k else ""
                 raise ValueError(f"{where}: unknown endpoint key {k!r}{hint}; expected some of {sorted(known)}")
-        if not isinstance(d.get("base_url"), str) or not d["base_url"].startswith(("http://", "https://")):
+        if not is_http_url(d.get("base_url")):
             raise ValueError(f"{where}: endpoint.base_url must be an http(s) URL, got {d.get('base_url')!r}")
         env = d.get("api_key_env")
         if env is not None and (not isinstance(env, str) or not env.replace("_", "").isalnum() or env.startswith("sk-")):

@@ -313,9 +313,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not a.base_url:
         ap.error("--base-url is required unless --dry-run")
-    endpoint = Endpoint.from_dict({"base_url": a.base_url, "api_key_env": a.api_key_env,
-                                   "max_concurrency": a.max_concurrency, "pin_provider": a.pin_provider,
-                                   "model_id": a.model_id}, where="command line")
+    try:
+        endpoint = Endpoint.from_dict({"base_url": a.base_url, "api_key_env": a.api_key_env,
+                                       "max_concurrency": a.max_concurrency, "pin_provider": a.pin_provider,
+                                       "model_id": a.model_id}, where="command line")
+    except ValueError as e:
+        ap.error(str(e))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)      # one line per request is noise
     from lib.llm.store import StoreError
