@@ -59,6 +59,9 @@ class LLMSettings(_Strict):
     max_concurrency: int = Field(default=8, gt=0)
     request_timeout_s: float = Field(default=60.0, gt=0)
     max_attempts: int = Field(default=3, ge=1, le=3)
+    #: fraction of a collection's planned requests that may stay failed (infrastructure failures,
+    #: retryable) before the collecting notebook fails (lib.llm.collect.check_complete)
+    max_failed_fraction: float = Field(default=0.01, ge=0, le=1)
     #: the embedded panel only: "http" serves it from a process of its own on 127.0.0.1 (the
     #: default, DESIGN §3); "http_thread" from a thread of the notebook's kernel (client and panel
     #: then share one interpreter lock, about twice the wall time); "in_process" hands requests to
@@ -298,12 +301,95 @@ def _input_errors(prof: Profile, where: str) -> list[str]:
     return [e for module in registry.INPUTS.values() for e in registry.part(module, "profile_errors")(prof, where)]
 
 
+# ---- ranges, forms, encodings and folders (issue 18: a bad value stops before any notebook) --------
+SEED_LIMIT = 2 ** 32                 # numpy.random.default_rng / RandomState accept seeds below this
+BYTES_PER_AUTHOR = 1024              # a floor for the synthetic world in memory (authors, works, edges)
+MAX_SANE_CONCURRENCY = 256           # above this an endpoint (and this machine) mostly queues or refuses
+MIN_REQUEST_TIMEOUT_S = 1.0          # below this no chat completion arrives: every try would time out
+MIN_EXECUTION_TIMEOUT_S = 60         # a cell needs the kernel, its imports and its work
+#: notebook parameters that count something and need at least one (the others: >= 0, 0 = all/none)
+AT_LEAST_ONE = ("runs", "replicates", "gemini_replicates", "generations", "twin_authors", "balancing_runs",
+                "queries_per_topic", "pilot_queries_per_topic", "quadrant_temperature_stride")
+
+
+class ProfileWarning(UserWarning):
+    """A profile value that is allowed but probably not meant (e.g. a very high concurrency)."""
+
+
+def _memory_bytes() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _range_errors(prof: Profile, where: str) -> list[str]:
+    """Ranges and forms pydantic's types do not say: seed, world size, URL, timeouts, notebook counts."""
+    from lib.llm.client import is_http_url
+
+    errs = []
+    if not 0 <= prof.seed < SEED_LIMIT:
+        errs.append(f"{where}: key 'seed': expected an integer >= 0 and < 2**32, got {prof.seed}")
+    mem, need = _memory_bytes(), prof.world.n_authors * BYTES_PER_AUTHOR
+    if mem is not None and need > mem:
+        errs.append(f"{where}: key 'world.n_authors': {prof.world.n_authors} authors need at least "
+                    f"{need / 2**30:.1f} GiB, more than this machine's {mem / 2**30:.1f} GiB of memory; "
+                    f"expected at most {mem // BYTES_PER_AUTHOR}")
+    url = prof.llm.base_url
+    if url is not None and not is_http_url(url):
+        errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
+                    f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")
+    if prof.llm.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
+        errs.append(f"{where}: key 'llm.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
+                    f"(every request would time out), got {prof.llm.request_timeout_s}")
+    if prof.execution_timeout_s < MIN_EXECUTION_TIMEOUT_S:
+        errs.append(f"{where}: key 'execution_timeout_s': expected at least {MIN_EXECUTION_TIMEOUT_S} s per cell "
+                    f"(starting the kernel and importing lib alone takes seconds), got {prof.execution_timeout_s}")
+    for nb, overrides in prof.notebooks.items():
+        for key, value in (overrides or {}).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            low = 1 if key in AT_LEAST_ONE else 0
+            if value < low:
+                errs.append(f"{where}: key 'notebooks.{nb}.{key}': expected a number >= {low}, got {value!r}")
+    return errs
+
+
+def _range_warnings(prof: Profile, where: str) -> None:
+    import warnings
+
+    if prof.llm.max_concurrency > MAX_SANE_CONCURRENCY:
+        warnings.warn(f"{where}: key 'llm.max_concurrency': {prof.llm.max_concurrency} concurrent requests is above "
+                      f"{MAX_SANE_CONCURRENCY}; endpoints rate-limit or refuse such bursts (expected e.g. 4-64)",
+                      ProfileWarning, stacklevel=3)
+
+
+def read_profile_text(path: Path, where: str) -> str:
+    """The profile's text; a file that is not UTF-8 is refused with the byte offset."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{where}: not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); "
+                           "save the profile as UTF-8") from None
+
+
+def folder_problems(folders: dict[str, Path] | None = None) -> list[str]:
+    """Why the output and cache folders cannot be used ([] when they can; :func:`lib.paths.unusable_folders`).
+    ``folders``: name -> path (default COMPANION_OUTPUTS and COMPANION_CACHE as :mod:`lib.paths` resolved them)."""
+    return paths.unusable_folders(folders or {"COMPANION_OUTPUTS (outputs folder)": paths.OUTPUTS,
+                                              "COMPANION_CACHE (cache folder)": paths.CACHE})
+
+
 def load_profile(profile: str | Path) -> Profile:
     """Load and fully validate a profile; raise :class:`ProfileError` listing every problem."""
     path = resolve_profile_path(profile)
     where = _display(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml.safe_load(read_profile_text(path, where))
     except yaml.YAMLError as exc:
         raise ProfileError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(doc, dict):
@@ -318,9 +404,10 @@ def load_profile(profile: str | Path) -> Profile:
         raise ProfileError("\n".join(errs + _pydantic_errors(exc, where))) from None
     prof.path = str(path)
     errs += (_notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
-             + _input_errors(prof, where))
+             + _input_errors(prof, where) + _range_errors(prof, where))
     if errs:
         raise ProfileError("\n".join(errs))
+    _range_warnings(prof, where)
     return prof
 
 

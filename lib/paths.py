@@ -63,3 +63,28 @@ def stage_dir(notebook: str) -> Path:
         known = sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
         raise ValueError(f"stage_dir: no notebook {notebook!r} in {NOTEBOOKS}; expected one of {known}")
     return DATA / notebook
+
+
+def unusable_folders(folders: dict[str, Path]) -> list[str]:
+    """Why each folder (name -> path) cannot be written ([] when all can): it must be a folder, or
+    creatable as one, that this process can write. One message per folder, naming it and the path."""
+    errs = []
+    for name, p in folders.items():
+        p = Path(p)
+        existing = next((q for q in (p, *p.parents) if q.exists()), None)
+        if existing is None:
+            continue
+        if not existing.is_dir():
+            what = "is a file" if existing == p else f"cannot be created: {existing} is a file"
+            errs.append(f"{name}: {p} {what}; expected a folder")
+        elif not os.access(existing, os.W_OK | os.X_OK):
+            what = "is read-only" if existing == p else f"cannot be created: {existing} is read-only"
+            errs.append(f"{name}: {p} {what}; expected a folder this user can write")
+        elif existing == p:
+            probe = p / f".write-probe-{os.getpid()}"
+            try:
+                probe.write_bytes(b"")
+                probe.unlink()
+            except OSError as exc:
+                errs.append(f"{name}: {p} is not writable ({exc.strerror}); expected a folder this user can write")
+    return errs

@@ -13,6 +13,12 @@ resident memory of its kernel go into the notebook's state file and the manifest
 block; a skipped notebook keeps the times of the run that produced its outputs (marked
 ``earlier_run``). ``benchmarks/pipeline_stages.py`` prints them.
 
+Interruptions: SIGINT (Ctrl-C) or SIGTERM stops the running notebook and shuts its kernel down
+(the kernel's own children, e.g. the embedded panel, stop with it); the notebook is recorded as
+failed, so the next run executes it again, and collections resume from the raw store. The exit
+code is 130 (SIGINT) or 143 (SIGTERM). A cell that outlasts ``execution_timeout_s`` is reported
+with the notebook, the cell number and the heading above it.
+
 Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force]``.
 """
 from __future__ import annotations
@@ -22,6 +28,7 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -180,6 +187,18 @@ def stage_times_file(path: Path) -> list[dict]:
         return []
 
 
+def child_pids(pid: int | None = None) -> list[int]:
+    """Process ids whose parent is ``pid`` (default this process), from /proc ([] elsewhere)."""
+    me, out = str(pid or os.getpid()), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == me:
+                out.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
 class _PeakRSS:
     """Peak resident memory (MB) of this process's child processes (the kernel) while a notebook runs.
 
@@ -193,12 +212,9 @@ class _PeakRSS:
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _sample(self) -> None:
-        me = str(os.getpid())
-        for stat in Path("/proc").glob("[0-9]*/stat"):
+        for pid in child_pids():
             try:
-                if stat.read_text().rsplit(")", 1)[1].split()[1] != me:
-                    continue
-                for line in (stat.parent / "status").read_text().splitlines():
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
                         self.peak_kb = max(self.peak_kb, int(line.split()[1]))
             except (OSError, IndexError, ValueError):
@@ -233,6 +249,75 @@ def _ipc_kernel_manager():
             super().__init__(transport="ipc", **kw)
 
     return IPCKernelManager
+
+
+def running_cell(nb: dict) -> str:
+    """Which cell of a partly executed notebook it stopped in: its number and the heading above it.
+
+    That is the first cell papermill marks running or failed, else (a timeout or an interruption,
+    after which papermill marks every cell completed) the last cell that started before a code
+    cell that never started. '' when every cell ran."""
+    cells = nb.get("cells", [])
+    meta = [((c.get("metadata") or {}).get("papermill") or {}) for c in cells]
+    code = [i for i, c in enumerate(cells) if c.get("cell_type") == "code"]
+    hit = next((i for i in code if meta[i].get("status") in ("running", "failed")), None)
+    if hit is None and any(meta[i].get("start_time") is None for i in code):
+        started = [i for i in code if meta[i].get("start_time") is not None]
+        hit = started[-1] if started else None
+    if hit is None:
+        return ""
+    heading = ""
+    for cell in cells[:hit]:
+        if cell.get("cell_type") == "markdown":
+            heading = next((ln.lstrip("#").strip() for ln in _cell_text(cell).splitlines() if ln.startswith("#")),
+                           heading)
+    first = next((ln for ln in _cell_text(cells[hit]).splitlines() if ln.strip()), "")[:80]
+    return f"cell {hit}" + (f" under the heading '{heading}'" if heading else "") + (f": {first}" if first else "")
+
+
+def _running_cell_file(path: Path) -> str:
+    try:
+        return running_cell(json.loads(Path(path).read_text()))
+    except (OSError, ValueError):
+        return ""
+
+
+def _stop_children(grace_s: float = 5.0) -> None:
+    """Terminate this process's child processes (the notebook's kernel) after an interruption."""
+    kids = child_pids()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in kids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace_s
+        while kids and time.monotonic() < deadline:
+            kids = [k for k in kids if Path(f"/proc/{k}").exists() and _reap(k)]
+            time.sleep(0.05)
+        if not kids:
+            return
+
+
+def _reap(pid: int) -> bool:
+    """True while ``pid`` is still running (reaps it if it has exited)."""
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return Path(f"/proc/{pid}").exists()
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM reached the runner."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupt(signum, frame):
+    raise Interrupted(signum)
 
 
 def _prepare_input(notebook: str, out_dir: Path) -> Path:
@@ -289,11 +374,25 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         run.status = "ran"
     except PapermillExecutionError as exc:
         run.status = "failed"
-        run.error = (f"cell {exc.cell_index} (In [{exc.exec_count}]): {exc.ename}: {exc.evalue}".strip()
-                     + f"\n    {exc.source.strip().splitlines()[0][:100] if exc.source.strip() else ''}")
+        where = _running_cell_file(out)        # numbered as in the executed notebook that is kept
+        head, _, first = where.partition(": ")
+        run.error = (f"{head or f'cell {exc.cell_index}'} (In [{exc.exec_count}]): {exc.ename}: {exc.evalue}".strip()
+                     + f"\n    {first or (exc.source.strip().splitlines()[0][:100] if exc.source.strip() else '')}")
+    except KeyboardInterrupt:
+        run.status = "failed"
+        where = _running_cell_file(out)
+        run.error = f"interrupted{' in ' + where if where else ''}"
+        _stop_children()
+        raise
     except Exception as exc:  # kernel death, timeout, missing kernel: still a notebook failure
         run.status = "failed"
-        run.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}"
+        where = _running_cell_file(out) or "a cell"
+        if "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower():
+            run.error = (f"{where}: did not finish within execution_timeout_s = {prof.execution_timeout_s} s "
+                         f"(profile {prof.name}); raise it in the profile if the cell needs longer")
+        else:
+            msg = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+            run.error = f"{type(exc).__name__} in {where}: {msg}"
     finally:
         run.wall_s = time.perf_counter() - started
         rss.stop()
@@ -344,6 +443,10 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     except config.ProfileError as exc:
         print(f"profile error:\n{exc}", file=out)
         return 2
+    problems = config.folder_problems()
+    if problems:
+        print("folder error:\n" + "\n".join(problems), file=out)
+        return 2
     selected = select(only)
     secrets = config.secret_values(prof)
     run_id = uuid.uuid4().hex[:12]
@@ -370,7 +473,17 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
             print(f"{tag} skipped: inputs unchanged since its last successful run", file=out, flush=True)
             continue
         print(f"{tag} running ... (follow: tail -f {paths.LOGS / (name + '.log')})", file=out, flush=True)
-        result = execute(name, prof, run_id, secrets)
+        try:
+            result = execute(name, prof, run_id, secrets)
+        except KeyboardInterrupt as exc:
+            exc = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+            nr.status, nr.error = "failed", f"interrupted by {exc}"
+            _write_state(nr, prof, run_id)
+            print(f"{tag} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
+                  f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
+            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+            manifest.write(man)
+            return 128 + exc.signum
         result.input_hash = nr.input_hash
         runs[-1] = nr = result
         _write_state(nr, prof, run_id)
@@ -402,6 +515,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only these notebooks (e.g. --only 03 --only 05, or --only 03,05)")
     parser.add_argument("--force", action="store_true", help="re-run notebooks even if their inputs are unchanged")
     args = parser.parse_args(argv)
+    # explicit handlers: a runner started in the background inherits an ignored SIGINT otherwise
+    signal.signal(signal.SIGINT, _raise_interrupt)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     return run(args.profile, only=args.only, force=args.force)
 
 

@@ -156,7 +156,8 @@ def test_recovery_of_panel_truth(collected):
 
 def test_failed_attempts_are_reasked(tmp_path):
     quotes = _quotes(3, 2)
-    panel = Panel(SEED, quotes=quotes, faults=FaultConfig(rate_500=0.5))
+    panel = Panel(SEED, quotes=quotes, faults=FaultConfig(rate_error_body=0.5))
+    # an error body the provider returned is an attempt (a 5xx would be a failed try: docs/failures.md)
     url, stop = serve_in_thread(panel)
     reqs = runs.plan([runs.RunSpec("intersectional", quotes)], ["gpt-5.1"], conditions=(("direct", False),), generations=2)
     endpoint = Endpoint(base_url=url, max_tries=1, backoff_base_s=0.0)

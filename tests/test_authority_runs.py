@@ -172,7 +172,8 @@ def test_failed_attempts_are_retried_on_the_next_run(main, tmp_path):
     panel = Panel(SEED, faults=FaultConfig(rate_500=0.5))
     base_url, stop = serve_in_thread(panel)
     try:
-        ep = Endpoint(base_url=base_url, max_concurrency=4, model_id="key", max_tries=1)
+        ep = Endpoint(base_url=base_url, max_concurrency=4, model_id="key", max_tries=1,
+                      max_failed_fraction=1.0)   # partial on purpose: the second run finishes it
         table = main["requests"].head(20)
         raw1, s1 = runs.collect_table(table, ["gpt-5.4"], ep, experiment="authority_main", store_root=tmp_path,
                                       max_attempts=3)

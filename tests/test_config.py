@@ -166,3 +166,64 @@ def test_import_mode_and_endpoint_rules(tmp_path, text, fragments):
 def test_a_real_profile_with_an_endpoint_may_collect(tmp_path):
     prof = config.load_profile(write(tmp_path, REAL + "llm: {base_url: 'http://127.0.0.1:9/v1'}\n"))
     assert prof.llm.base_url and not prof.synthetic
+
+
+# ---- ranges, forms, encodings, folders (issue 18): each bad value fails at validation, fast -----------
+RANGE_BAD = [
+    (GOOD.replace("seed: 1", "seed: -5"), ["key 'seed'", "expected an integer >= 0 and < 2**32", "got -5"]),
+    (GOOD.replace("seed: 1", f"seed: {2**70}"), ["key 'seed'", "< 2**32"]),
+    (GOOD.replace("n_authors: 10", "n_authors: 1000000000000"), ["key 'world.n_authors'", "GiB", "expected at most"]),
+    (GOOD + "notebooks: {02_collection: {runs: -3}}\n", ["key 'notebooks.02_collection.runs'", "expected a number >= 1"]),
+    (GOOD + "notebooks: {02_collection: {runs: 0}}\n", ["key 'notebooks.02_collection.runs'", ">= 1", "got 0"]),
+    (GOOD + "notebooks: {02_collection: {params_per_family: -1}}\n", ["params_per_family'", ">= 0"]),
+    (GOOD + "llm: {base_url: 'not a url'}\n", ["key 'llm.base_url'", "expected an http(s) URL", "'not a url'"]),
+    (GOOD + "llm: {base_url: 'http://127.0.0.1:99999/v1'}\n", ["key 'llm.base_url'", "http(s) URL"]),
+    (GOOD + "llm: {request_timeout_s: 0.0001}\n", ["key 'llm.request_timeout_s'", "at least 1 s", "0.0001"]),
+    (GOOD + "execution_timeout_s: 1\n", ["key 'execution_timeout_s'", "at least 60 s per cell", "got 1"]),
+    (GOOD + "llm: {max_failed_fraction: 2}\n", ["key 'llm.max_failed_fraction'", "less than or equal to 1"]),
+]
+
+
+@pytest.mark.parametrize("text,fragments", RANGE_BAD)
+def test_out_of_range_values_fail_at_validation_in_under_a_second(tmp_path, text, fragments):
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, text))
+    assert time.perf_counter() - t0 < 1.0
+    assert "profile.yaml" in str(exc.value)
+    for frag in fragments:
+        assert frag in str(exc.value), str(exc.value)
+
+
+def test_a_very_high_concurrency_is_accepted_with_a_warning(tmp_path):
+    with pytest.warns(config.ProfileWarning, match=r"key 'llm.max_concurrency': 100000 concurrent requests"):
+        prof = config.load_profile(write(tmp_path, GOOD + "llm: {max_concurrency: 100000}\n"))
+    assert prof.llm.max_concurrency == 100000
+
+
+def test_a_non_utf8_profile_is_named_with_the_byte(tmp_path):
+    p = tmp_path / "profile.yaml"
+    p.write_bytes(GOOD.replace("name: t", "name: caf\xe9").encode("latin-1"))
+    with pytest.raises(config.ProfileError, match=r"profile.yaml: not UTF-8 text \(byte 9: b'\\xe9'\)"):
+        config.load_profile(p)
+
+
+def test_output_and_cache_folders_must_be_writable_folders(tmp_path, monkeypatch):
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ok = tmp_path / "new" / "outputs"
+    probs = config.folder_problems({"COMPANION_OUTPUTS": a_file, "COMPANION_CACHE": a_file / "cache", "ok": ok})
+    assert probs == [f"COMPANION_OUTPUTS: {a_file} is a file; expected a folder",
+                     f"COMPANION_CACHE: {a_file / 'cache'} cannot be created: {a_file} is a file; expected a folder"]
+    ro.chmod(0o500)
+    try:
+        if paths.os.access(ro, paths.os.W_OK):     # root: make the permission check see a read-only folder
+            monkeypatch.setattr(paths.os, "access", lambda p, mode: Path(p) != ro)
+        assert config.folder_problems({"outputs": ro}) == [f"outputs: {ro} is read-only; expected a folder this "
+                                                          "user can write"]
+    finally:
+        ro.chmod(0o700)

@@ -16,7 +16,7 @@ from scipy import stats
 from lib import config, endpoints
 from lib.groundtruth.world import load_world
 from lib.llm import labels
-from lib.llm.collect import build_requests, collect
+from lib.llm.collect import IncompleteCollectionError, build_requests, collect
 from lib.llm.store import RawStore
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import models as lsb_models
@@ -101,8 +101,14 @@ def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_promp
         with urllib.request.urlopen(urllib.request.Request(ep.base_url + "/chat/completions", data=body), timeout=5) as r:
             assert r.status == 200          # non-LLMScholarBench prompts need no ground truth
         reqs = build_requests(lsb_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
-        summary = collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw")
-    assert summary.api_error_attempts == summary.attempts_written >= 1   # 503: the panel has no authors table
+        # 503 (the panel has no authors table) is an infrastructure failure: a failed try, and the
+        # completeness check fails the collection instead of storing it as the model's answer
+        with pytest.raises(IncompleteCollectionError, match="503|failed at the infrastructure") as exc:
+            collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw")
+    summary = exc.value.summary
+    assert summary.failed == summary.failed_tries == len(reqs) >= 1 and summary.attempts_written == 0
+    (ft,) = RawStore(tmp_path / "raw").iter_records(failed_tries=True)
+    assert ft["http_status"] == 503 and "without an authors table" in ft["error"]["message"]
 
 
 def test_open_endpoint_returns_the_profile_endpoint_for_a_real_base_url(tmp_path):

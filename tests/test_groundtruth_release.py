@@ -180,8 +180,21 @@ def test_corrupt_tarball_is_reported(tmp_path):
     bad = tmp_path / "final_dataset.tar.gz"
     bad.write_bytes(b"not a gzip file")
     msgs = rl.check_release(bad)
-    assert "unreadable archive" in msgs[0] and str(bad) in msgs[0]
+    assert "corrupt or truncated archive" in msgs[0] and str(bad) in msgs[0]
     assert len(msgs) == 10
+
+
+@pytest.mark.parametrize("keep", [0.5, "trailer"])
+def test_a_truncated_tarball_is_reported_as_a_corrupt_archive(world, tmp_path, keep):
+    whole = write_release(world, tmp_path, "tarball").read_bytes()
+    cut = tmp_path / "cut" / "final_dataset.tar.gz"
+    cut.parent.mkdir()
+    cut.write_bytes(whole[: int(len(whole) * keep) if keep != "trailer" else len(whole) - 6])
+    msgs = rl.check_release(cut)
+    assert msgs and f"{cut}: corrupt or truncated archive" in msgs[0] and "re-download it" in msgs[0]
+    assert all("corrupt archive" in m for m in msgs[1:]), "a table 'not found' must point at the corrupt archive"
+    with pytest.raises(FileNotFoundError, match="corrupt or truncated archive"):
+        rl.load_release(cut)
 
 
 # ---- malformed files: reported with path, column and row, never a crash ------------------------
@@ -257,3 +270,13 @@ def test_cli_check_and_import(imported, tmp_path, capsys):
     assert rl.main(["import", str(src), str(tmp_path / "out")]) == 0
     assert f"{len(w.authors)} authors" in capsys.readouterr().out
     assert len(load_tables(tmp_path / "out").authors) == len(w.authors)
+
+
+def test_an_import_destination_that_is_a_file_is_refused_before_reading(tmp_path, capsys):
+    dest = tmp_path / "dest"
+    dest.write_text("x")
+    assert rl.main(["import", str(tmp_path / "no-release"), str(dest)]) == 1
+    err = capsys.readouterr().err
+    assert f"ground-truth import destination: {dest} is a file; expected a folder" in err and "Traceback" not in err
+    with pytest.raises(FileExistsError, match=r"cannot be created: .*dest is a file"):
+        rl.import_release(tmp_path / "no-release", dest / "sub")

@@ -354,3 +354,30 @@ def test_tiny_release_writer_round_trips_through_the_importer(tmp_path):
         {(r["experiment"], r["model"], r["task"], r["param"], r["temperature"], r["replicate"]) for r in recs})
     named = {i["Name"] for r in recs if r["content"] and r["content"].startswith("[") for i in json.loads(r["content"])}
     assert named <= set(names)
+
+
+def test_a_release_without_its_gemini_part_is_named_at_check_time(tmp_path):
+    import shutil
+
+    part = tmp_path / "rel"
+    shutil.copytree(CLEAN, part)
+    shutil.rmtree(part / "data-gemini")
+    (msg,) = check_release(part)
+    assert "no data-gemini/" in msg and "rag experiment" in msg and "zenodo.20417107" in msg
+    with pytest.raises(FileNotFoundError, match="no data-gemini/"):
+        import_release(part, store_root=tmp_path / "s", progress=False)
+    assert release.main(["check", str(part)]) == 1
+    (part / "data-gemini").mkdir()                        # present but empty: unpacked incompletely
+    (msg,) = check_release(part)
+    assert "data-gemini/ holds no config_<model> folder" in msg
+
+
+def test_cli_import_exits_non_zero_on_malformed_files_and_unusable_stores(tmp_path, capsys):
+    assert release.main(["import", str(MALFORMED), "--store", str(tmp_path / "s"), "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "malformed" in captured.out and "malformed attempt files were not imported" in captured.err
+    a_file = tmp_path / "store-file"
+    a_file.write_text("x")
+    assert release.main(["import", str(CLEAN), "--store", str(a_file), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert f"raw store {a_file}: a file is in the way" in err and "Traceback" not in err

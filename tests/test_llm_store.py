@@ -136,3 +136,68 @@ def test_records_frame_and_experiment_filter(tmp_path):
         s.append(rec(experiment="b"))
     assert RawStore(tmp_path).records("a")["experiment"].tolist() == ["a"]
     assert attempt_key(rec()) == ("exp", "m", "top_k", "top_5", 0.5, 0, 1)
+
+
+def test_malformed_lines_are_named_quarantined_and_the_run_goes_on(tmp_path, caplog):
+    from lib.llm.store import QUARANTINE_NAME
+
+    with RawStore(tmp_path) as s:
+        s.append(rec(attempt=1))
+        s.append(rec(replicate=1))
+    shard = tmp_path / "exp" / "m.jsonl"
+    with open(shard, "a") as f:
+        f.write(json.dumps(rec(attempt="zero")) + "\n")      # wrong field type
+        f.write(json.dumps([1, 2, 3]) + "\n")                # a JSON list
+        f.write("{not json}\n")
+    f_good = json.dumps(rec(replicate=2)) + "\n"
+    with open(shard, "a") as f:
+        f.write(f_good)
+    # readers skip them, naming the shard and the line
+    assert [r["replicate"] for r in RawStore(tmp_path).iter_records()] == [0, 1, 2]
+    assert f"{shard} line 3: field 'attempt' must be an integer >= 1, got 'zero'" in caplog.text
+    assert f"{shard} line 4: expected a JSON object, got a JSON list" in caplog.text
+    # a writer moves them aside with the reason and goes on with what is valid
+    with RawStore(tmp_path) as s:
+        assert [(q["line"], q["reason"][:12]) for q in s.quarantined] == [(3, "field 'attem"), (4, "expected a J"),
+                                                                          (5, "not valid JS")]
+        assert set(s.attempts(rec(replicate=2))) == {1}      # the valid line after the bad ones is kept
+        s.append(rec(replicate=3))
+    moved = [json.loads(x) for x in (tmp_path / QUARANTINE_NAME).read_text().splitlines()]
+    assert [m["shard"] for m in moved] == ["exp/m.jsonl"] * 3 and json.loads(moved[0]["text"])["attempt"] == "zero"
+    assert len(shard.read_text().splitlines()) == 4 and len(RawStore(tmp_path).index()) == 4
+    with RawStore(tmp_path) as s:
+        assert s.quarantined == []                          # nothing left to move
+
+
+def test_failed_tries_are_kept_but_are_not_attempts(tmp_path):
+    with RawStore(tmp_path) as s:
+        s.append(rec(status="infra_error", error={"kind": "connection"}, tries=5))
+        s.append(rec(status="api_error", error={"kind": "timeout"}, tries=2))     # a legacy record: same rule
+        assert s.next_attempt(rec(), 3) == 1 and s.tries_spent(rec(), 1) == 7
+        s.append(rec())                                     # attempt 1 proper: no duplicate-key refusal
+    store = RawStore(tmp_path)
+    assert len(list(store.iter_records())) == 1 and len(list(store.iter_records(failed_tries=True))) == 2
+    assert len(store.index()) == 1
+
+
+def test_a_store_that_is_a_file_or_read_only_gets_a_message(tmp_path, monkeypatch):
+    from lib.llm.store import StoreError
+
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(StoreError, match=r"raw store .*file: a file is in the way"):
+        RawStore(f).open()
+    with pytest.raises(StoreError, match="a file is in the way"):
+        RawStore(f / "sub").open()
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        if os.access(ro, os.W_OK):       # root ignores permissions: make the file system refuse instead
+            real_open = os.open
+            monkeypatch.setattr(os, "open", lambda p, *a, **k: (_ for _ in ()).throw(PermissionError(13, "denied"))
+                                if str(p).startswith(str(ro)) else real_open(p, *a, **k))
+        with pytest.raises(StoreError, match=r"ro: not writable"):
+            RawStore(ro).open()
+    finally:
+        ro.chmod(0o700)

@@ -611,3 +611,34 @@ def test_world_tables_give_real_dois_and_coauthors(authors, golden):
     assert checked > 20
     twins = p.complete_with_meta(lsb_body(golden["famous_male"], "meta-llama/llama-3.1-70b-instruct", 1))[3]
     assert twins["task"] == "lsb" and twins["param"] == "famous_male"
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--port", "99999"], "--port: expected 0 (a free port) to 65535, got 99999"),
+    (["--faults", "429=lots"], "--faults: panel faults: 429='lots' in '429=lots' is not a number"),
+    (["--faults", "500=2"], "--faults: panel faults: rates must be in [0, 1]"),
+    (["--faults", "bogus=0.1"], "unknown fault 'bogus'"),
+    (["--faults", "stall=0.1,stall_s=-3"], "stall_s must be >= 0 seconds"),
+    (["--faults", "stall=nan"], "must be a finite number"),
+    (["--authors", "/no/such.parquet"], "--authors: /no/such.parquet does not exist"),
+])
+def test_cli_bad_arguments_give_a_message_not_a_traceback(args, fragment, capsys):
+    from lib.panel.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--seed", "1", *(["--no-world"] if "--authors" not in args else []), *args])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and fragment in err and "Traceback" not in err, err
+
+
+def test_cli_serve_on_a_taken_port_says_so(capsys):
+    import socket
+
+    from lib.panel.__main__ import main
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main(["serve", "--seed", "1", "--no-world", "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -211,3 +211,58 @@ def test_help_lists_the_options():
     proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--help"], capture_output=True, text=True)
     for opt in ("--profile", "--only", "--force", "01_calibration", "06_attribution_fairness"):
         assert opt in proc.stdout
+
+
+def test_a_cell_timeout_names_the_notebook_cell_and_heading(tmp_path, isolated_outputs, monkeypatch):
+    from lib import config, pipeline
+
+    monkeypatch.setattr(paths, "NOTEBOOKS", FIXTURES)
+    monkeypatch.setenv("COMPANION_NOTEBOOKS", str(FIXTURES))      # the kernel validates the profile too
+    prof = config.load_profile(profile(tmp_path, notebooks="{03_infrastructure_benchmark: {sleep_s: 30.0}}"))
+    prof.execution_timeout_s = 3          # below the validated minimum on purpose: the timeout path itself
+    r = pipeline.execute("03_infrastructure_benchmark", prof, "t", [])
+    assert r.status == "failed" and r.wall_s < 25, r
+    assert "under the heading 'A slow step': time.sleep(sleep_s)" in r.error, r.error
+    assert "did not finish within execution_timeout_s = 3 s" in r.error and "Error" not in r.error.split(":")[0]
+
+
+def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
+    import signal
+    import time
+
+    prof = profile(tmp_path, notebooks="{03_infrastructure_benchmark: {sleep_s: 60.0}}")
+    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp_path / "outputs"), "COMPANION_CACHE": str(tmp_path / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES)}
+    proc = subprocess.Popen([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--only", "03"],
+                            cwd=paths.ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    executed = tmp_path / "outputs/executed/03_infrastructure_benchmark.ipynb"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if executed.is_file() and "time.sleep" in executed.read_text() and '"running"' in executed.read_text():
+            break
+        time.sleep(0.2)
+    from lib.pipeline import child_pids
+
+    kernels = child_pids(proc.pid)
+    assert proc.poll() is None and kernels, "the notebook never reached its slow cell"
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130, out
+    assert "INTERRUPTED (SIGINT)" in out and "a re-run resumes" in out
+    time.sleep(0.5)
+    assert not [k for k in kernels if Path(f"/proc/{k}").exists()], "the kernel outlived the runner"
+    again = run(tmp_path, "--profile", str(profile(tmp_path)), "--only", "03")
+    assert again.returncode == 0, again.stdout
+    assert "03_infrastructure_benchmark" in again.stdout and "skipped" not in again.stdout
+
+
+def test_outputs_or_cache_pointing_at_a_file_stops_before_any_notebook(tmp_path):
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    env = {**os.environ, "COMPANION_OUTPUTS": str(a_file), "COMPANION_CACHE": str(a_file / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES)}
+    proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(profile(tmp_path))], cwd=paths.ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    assert f"COMPANION_OUTPUTS (outputs folder): {a_file} is a file; expected a folder" in proc.stdout
+    assert f"COMPANION_CACHE (cache folder): {a_file / 'cache'} cannot be created: {a_file} is a file" in proc.stdout

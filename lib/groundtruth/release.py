@@ -192,6 +192,7 @@ class _Release:
         self.path = Path(path)
         self.found: dict[str, Location] = {}
         self.problems: list[str] = []   # unreadable archives
+        self.corrupt: list[Path] = []    # archives that are truncated or not archives
         self.packed: list[Path] = []     # zip archives, which must be unpacked first
         self._tars: dict[Path, tarfile.TarFile] = {}
         wanted = set(names)
@@ -218,8 +219,14 @@ class _Release:
         try:
             tar = tarfile.open(archive, "r:*")
             members = tar.getmembers()
+            # the compressed stream must also end properly: a cut-off trailer leaves every member readable
+            if not isinstance(tar.fileobj, io.BufferedReader) and hasattr(tar.fileobj, "read"):
+                while tar.fileobj.read(1 << 20):
+                    pass
         except (tarfile.TarError, OSError, EOFError) as e:
-            self.problems.append(f"{archive}: unreadable archive ({e}); re-download it")
+            self.problems.append(f"{archive}: corrupt or truncated archive ({type(e).__name__}: {e}); "
+                                 "re-download it (its tables cannot be read)")
+            self.corrupt.append(archive)
             return
         self._tars[archive] = tar
         for m in sorted(members, key=lambda m: m.name):
@@ -264,6 +271,8 @@ def _problems(rel: _Release, names: Sequence[str]) -> list[str]:
            else f"looked at any depth under {where}, inside tar archives too")
     if rel.packed:
         why += f"; unpack {', '.join(str(p) for p in rel.packed[:3])} first"
+    if rel.corrupt:
+        why += f"; the corrupt archive {rel.corrupt[0]} may hold it"
     for name in names:
         spec = FILES[name]
         loc = rel.found.get(name)
@@ -329,6 +338,9 @@ def _read(rel: _Release, name: str) -> tuple[pd.DataFrame, Location]:
                              na_values={c: [""] if c in text else _MISSING for c in keep}, encoding="utf-8")
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
         raise ReleaseError(f"ground truth {loc}: cannot be read as a UTF-8 CSV with {_expected(spec)}: {e}") from e
+    except (tarfile.TarError, EOFError, OSError) as e:
+        raise ReleaseError(f"ground truth {loc}: corrupt or truncated archive ({type(e).__name__}: {e}); "
+                           "re-download it") from e
     missing = [c for c in spec.columns if c not in df.columns]
     if missing:
         raise ReleaseError(f"ground truth {loc}: missing column(s) {missing}; expected {_expected(spec)}")
@@ -639,9 +651,16 @@ def import_release(src: Path | str | None, dest_dir: Path | str | None = None, *
                    derive_coauthorships: bool = False) -> World:
     """Read the release at ``src`` and write the companion-schema tables (parquet + meta.json) to
     ``dest_dir`` (default ``downloads/ground_truth``), which ``loaders.load_tables(dest_dir)`` reads
-    back identically; returns the imported world."""
+    back identically; returns the imported world. A destination that is a file or read-only is
+    refused (FileExistsError naming it) before the release is read."""
+    from lib import paths
+
+    dest = Path(dest_dir) if dest_dir is not None else DEFAULT_DEST
+    unusable = paths.unusable_folders({"ground-truth import destination": dest})
+    if unusable:
+        raise FileExistsError("\n".join(unusable))
     world = load_release(src, derive_coauthorships=derive_coauthorships)
-    save_world(world, Path(dest_dir) if dest_dir is not None else DEFAULT_DEST)
+    save_world(world, dest)
     return world
 
 
@@ -670,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if problems else 0
     try:
         w = import_release(a.src, a.dest, derive_coauthorships=a.derive_coauthorships)
-    except (FileNotFoundError, ReleaseError) as e:
+    except (FileNotFoundError, FileExistsError, ReleaseError) as e:
         print(e, file=sys.stderr)
         return 1
     print(f"import {a.src} -> {a.dest}: {len(w.authors)} authors, {len(w.publications)} publications, "

@@ -12,7 +12,22 @@ generation that way) and unparsable bodies, with exponential backoff
 ``min(base * 2**(k-1), max)``. Nothing is retried for 400/404/422 (the request is wrong: the
 attempt is stored with ``stop=True``), and 401/402/403 or ``insufficient_quota`` stop the whole
 collection (:class:`FatalAPIError`) without storing anything, so a resumed run with a fixed key
-continues where it stopped. When the retries run out, the attempt is stored as an API error.
+continues where it stopped.
+
+When the retries run out, what the last try was decides what the record means
+(docs/failures.md has the full table):
+
+* an error the provider RETURNED (HTTP 200 with an ``error`` body, a 200 without choices) is an
+  *attempt* with status ``api_error``: it counts toward LLMScholarBench's three validation
+  attempts, as in the reference (faithful attempt semantics);
+* an *infrastructure failure* (:data:`INFRA_KINDS`: connection refused/reset, timeout, 5xx/408,
+  429) is not a model's answer: the record gets status ``infra_error``, a *failed try* that the
+  store keeps but does not count as an attempt, so a resumed run asks again.
+
+A circuit breaker raises :class:`EndpointDownError` after ``breaker_after`` consecutive
+connection/timeout/5xx tries (at least ``max_concurrency + 1``, so one burst of in-flight
+failures is not enough): the endpoint is down, and collection stops instead of filling the store
+with failures.
 
 Keys: the endpoint names an environment variable (``api_key_env``); the key is read from
 ``os.environ`` at send time, used only in the Authorization header, and scrubbed from anything
@@ -40,8 +55,32 @@ FATAL_STATUS = (401, 402, 403)
 CLIENT_VERSION = "lib.llm/1"
 
 
+#: try kinds that are failures of the way to the model, not answers of the provider
+INFRA_KINDS = ("connection", "timeout", "server", "rate_limit")
+#: the subset that trips the circuit breaker (a 429 proves the endpoint is up)
+DOWN_KINDS = ("connection", "timeout", "server")
+
+
 class FatalAPIError(RuntimeError):
     """Authentication, credit or quota failure: stop collecting (nothing is stored)."""
+
+
+class EndpointDownError(RuntimeError):
+    """The circuit breaker: too many consecutive infrastructure failures; the endpoint looks down."""
+
+
+def is_http_url(url) -> bool:
+    """An http(s) URL with a host and a valid port (if any)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port                  # raises ValueError outside 0-65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 @dataclass(frozen=True)
@@ -66,6 +105,11 @@ class Endpoint:
     pin_provider: bool = False
     model_id: str = "api_model"
     reask_delay_s: float = 0.0
+    #: consecutive connection/timeout/5xx tries that stop the collection (EndpointDownError)
+    breaker_after: int = 20
+    #: fraction of planned requests that may end a collection still failed (retryable) before
+    #: it raises :class:`lib.llm.collect.IncompleteCollectionError` (profile llm.max_failed_fraction)
+    max_failed_fraction: float = 0.01
     headers: dict = field(default_factory=dict)
     #: an httpx transport every client of this endpoint uses (not a profile key: set by code,
     #: e.g. :func:`lib.endpoints.open_endpoint` for the in-process panel); None = the network
@@ -81,7 +125,7 @@ class Endpoint:
             if k not in known:
                 hint = " (give the NAME of an environment variable as api_key_env instead)" if "key" in k else ""
                 raise ValueError(f"{where}: unknown endpoint key {k!r}{hint}; expected some of {sorted(known)}")
-        if not isinstance(d.get("base_url"), str) or not d["base_url"].startswith(("http://", "https://")):
+        if not is_http_url(d.get("base_url")):
             raise ValueError(f"{where}: endpoint.base_url must be an http(s) URL, got {d.get('base_url')!r}")
         env = d.get("api_key_env")
         if env is not None and (not isinstance(env, str) or not env.replace("_", "").isalnum() or env.startswith("sk-")):
@@ -90,7 +134,11 @@ class Endpoint:
         for k in ("timeout_s", "backoff_base_s", "backoff_max_s", "retry_after_cap_s", "reask_delay_s"):
             if k in d and (not isinstance(d[k], (int, float)) or d[k] < 0):
                 raise ValueError(f"{where}: endpoint.{k} must be a number >= 0, got {d[k]!r}")
-        for k in ("max_concurrency", "max_tries"):
+        if "max_failed_fraction" in d and (not isinstance(d["max_failed_fraction"], (int, float))
+                                           or not 0 <= d["max_failed_fraction"] <= 1):
+            raise ValueError(f"{where}: endpoint.max_failed_fraction must be a number in [0, 1], "
+                             f"got {d['max_failed_fraction']!r}")
+        for k in ("max_concurrency", "max_tries", "breaker_after"):
             if k in d and (not isinstance(d[k], int) or d[k] < 1):
                 raise ValueError(f"{where}: endpoint.{k} must be an integer >= 1, got {d[k]!r}")
         hdrs = d.get("headers", {})
@@ -114,7 +162,8 @@ class Endpoint:
             raise ValueError("profile llm.base_url is null (the embedded panel): pass base_url=<panel URL>")
         d = {"base_url": url, "api_key_env": llm.api_key_env, "max_concurrency": int(llm.max_concurrency),
              "timeout_s": float(llm.request_timeout_s), "pin_provider": "openrouter.ai" in url,
-             "model_id": "key" if llm.base_url is None else "api_model", **overrides}
+             "model_id": "key" if llm.base_url is None else "api_model",
+             "max_failed_fraction": float(getattr(llm, "max_failed_fraction", 0.01)), **overrides}
         return cls.from_dict(d, where="profile llm")
 
     def api_key(self) -> str | None:
@@ -227,6 +276,7 @@ class ChatClient:
         self._slots: asyncio.Semaphore | None = None
         self.counts: Counter = Counter()
         self._rng = random.Random(0)
+        self._down_streak = 0            # consecutive DOWN_KINDS tries (the circuit breaker)
 
     async def __aenter__(self) -> "ChatClient":
         limits = httpx.Limits(max_connections=self.endpoint.max_concurrency,
@@ -301,13 +351,28 @@ class ChatClient:
         wait = min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s)
         return wait * (1 + 0.1 * self._rng.random())
 
+    def _breaker(self, t: _Try) -> None:
+        """Count consecutive connection/timeout/5xx tries; raise EndpointDownError at the threshold."""
+        if t.kind not in DOWN_KINDS:
+            self._down_streak = 0
+            return
+        self._down_streak += 1
+        limit = max(self.endpoint.breaker_after, self.endpoint.max_concurrency + 1)
+        if self._down_streak >= limit:
+            raise EndpointDownError(f"endpoint {self.endpoint.base_url} looks down: {self._down_streak} consecutive "
+                                    f"infrastructure failures (last: {t.kind}, {t.message[:200]})")
+
     # ---- one validation attempt -----------------------------------------------------------------
-    async def attempt(self, req: Request, attempt: int) -> dict:
+    async def attempt(self, req: Request, attempt: int, first_try: int = 1) -> dict:
         """Run attempt ``attempt`` of ``req`` (with infrastructure retries); return its record.
 
-        Raises :class:`FatalAPIError` on 401/402/403/insufficient_quota. The record's
-        ``status`` is 'ok' (a response with choices), 'api_error' (retries exhausted) or
-        'client_error' (400-type, ``stop=True``: re-asking cannot help).
+        Raises :class:`FatalAPIError` on 401/402/403/insufficient_quota and
+        :class:`EndpointDownError` when the circuit breaker trips. The record's ``status`` is
+        'ok' (a response with choices), 'api_error' (retries exhausted on an error the provider
+        returned: an attempt), 'infra_error' (retries exhausted on an infrastructure failure: a
+        failed try, not an attempt) or 'client_error' (400-type, ``stop=True``: re-asking cannot help).
+        ``first_try`` numbers the HTTP tries (header ``X-Try``) after those that earlier failed
+        tries of this attempt already spent, so a resumed attempt is not the same try again.
         """
         key = self.endpoint.api_key()
         headers = {"Content-Type": "application/json", **self.endpoint.headers,
@@ -319,15 +384,16 @@ class ChatClient:
         try_log: list[dict] = []
         t = _Try("connection")
         for k in range(1, self.endpoint.max_tries + 1):
-            t = await self._send(body, {**headers, "X-Try": str(k)})
+            t = await self._send(body, {**headers, "X-Try": str(first_try + k - 1)})
             self.counts[t.kind] += 1
             if t.kind == "fatal":
                 raise FatalAPIError(f"{self.endpoint.base_url}: {_scrub(t.message, key)} "
                                     f"(model {req.api_model}); stopping the collection")
+            self._breaker(t)
             if t.kind in ("ok", "client"):
                 break
             wait = self._wait(t, k) if k < self.endpoint.max_tries else 0.0
-            try_log.append({"try": k, "kind": t.kind, "http_status": t.status, "message": t.message[:300],
+            try_log.append({"try": first_try + k - 1, "kind": t.kind, "http_status": t.status, "message": t.message[:300],
                             "wait_s": round(wait, 3)})
             log.info("retry %d/%d for %s attempt %d: %s (HTTP %s), waiting %.2f s", k, self.endpoint.max_tries,
                      req.request_id, attempt, t.kind, t.status, wait)
@@ -342,7 +408,8 @@ class ChatClient:
             "request_id": req.request_id, "prompt_sha256": req.prompt_sha256,
             "base_url": self.endpoint.base_url, "requested_model": req.api_model, "sub_provider": req.sub_provider,
             "request": body,
-            "status": {"ok": "ok", "client": "client_error"}.get(t.kind, "api_error"),
+            "status": {"ok": "ok", "client": "client_error"}.get(t.kind, "infra_error" if t.kind in INFRA_KINDS
+                                                                   else "api_error"),
             "stop": t.kind == "client",
             "http_status": t.status,
             "error": None if t.kind == "ok" else {"kind": t.kind, "code": t.status, "message": t.message},

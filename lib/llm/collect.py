@@ -6,6 +6,14 @@ valid attempt is the one analysed; every attempt is stored. Collection resumes: 
 already hold a valid attempt, a non-retryable stop or all their attempts are skipped, the others
 continue at their next attempt.
 
+Failures (docs/failures.md): an infrastructure failure that outlasts the client's retries is
+stored as a failed try, not an attempt, and the request is left for the next run. Every
+collection ends with a completeness check (planned, answered, ended without a valid answer,
+failed); when more than ``endpoint.max_failed_fraction`` of the planned requests failed it raises
+:class:`IncompleteCollectionError`, and the client's circuit breaker
+(:class:`lib.llm.client.EndpointDownError`) stops it early when the endpoint is down. Both
+leave a store that the next run resumes.
+
 From a notebook: ``collect(requests, endpoint, store_root=...)`` (works inside a running event
 loop). From a shell::
 
@@ -26,7 +34,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from lib.llm import prompts
-from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request
+from lib.llm.client import ChatClient, Endpoint, EndpointDownError, FatalAPIError, Request
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
@@ -74,11 +82,43 @@ class CollectionSummary:
     stopped_requests: int = 0
     tries: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    #: failed tries stored (infrastructure failures that outlasted the retries; not attempts)
+    failed_tries: int = 0
+    #: the completeness check, from the store after the run: requests with a valid attempt,
+    #: requests that ended without one (all attempts used or a non-retryable stop), and requests
+    #: still open (failed at the infrastructure: the next run asks again)
+    answered: int = 0
+    ended_invalid: int = 0
+    failed: int = 0
+    #: malformed store lines moved to quarantine.jsonl when the store was opened
+    quarantined: int = 0
 
     def line(self) -> str:
         return (f"{self.requests} requests ({self.already_complete} already complete), {self.attempts_written} attempts "
                 f"written, {self.valid_requests} valid, {self.api_error_attempts} API-error attempts, "
-                f"tries {dict(self.tries)}, {self.seconds:.1f} s")
+                f"{self.failed_tries} failed tries, tries {dict(self.tries)}, {self.seconds:.1f} s; "
+                + self.completeness())
+
+    def completeness(self) -> str:
+        return (f"completeness: {self.requests} planned, {self.answered} answered, {self.ended_invalid} ended "
+                f"without a valid answer, {self.failed} failed (retryable)"
+                + (f"; {self.quarantined} malformed store lines quarantined" if self.quarantined else ""))
+
+
+class CollectionError(RuntimeError):
+    """A collection that did not finish; the store holds everything done, and a re-run resumes."""
+
+    def __init__(self, message: str, summary: CollectionSummary):
+        super().__init__(message)
+        self.summary = summary
+
+
+class IncompleteCollectionError(CollectionError):
+    """More requests failed (retryable) than ``endpoint.max_failed_fraction`` allows."""
+
+
+class EndpointDown(CollectionError):
+    """The circuit breaker stopped the collection (:class:`lib.llm.client.EndpointDownError`)."""
 
 
 def any_answer(text: str | None, task: str) -> dict:
@@ -111,11 +151,14 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
             summary.already_complete += 1
             return
         for attempt in range(nxt, max_attempts + 1):
-            rec = await client.attempt(r, attempt)
+            rec = await client.attempt(r, attempt, first_try=store.tries_spent(r, attempt) + 1)
             rec["validation"] = (validate(rec["content"], r.task) if rec["status"] == "ok" else
                                  {"is_valid": False, "message": "Infrastructure failure - API call failed",
                                   "extracted_data": None})
             store.append(rec)
+            if rec["status"] == "infra_error":      # a failed try: the request stays open for the next run
+                summary.failed_tries += 1
+                return
             summary.attempts_written += 1
             summary.api_error_attempts += rec["status"] == "api_error"
             if rec["validation"]["is_valid"]:
@@ -131,15 +174,49 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
         tasks = [asyncio.ensure_future(run(client, r)) for r in requests]
         try:
             await asyncio.gather(*tasks)
-        except FatalAPIError:
+        except (FatalAPIError, EndpointDownError) as e:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+            if isinstance(e, FatalAPIError):
+                raise
+            summary.tries = Counter(client.counts)
+            _check(summary, store, requests, max_attempts)
+            raise EndpointDown(f"{e}; stopped the collection with {summary.answered + summary.ended_invalid} of "
+                               f"{summary.requests} requests done ({summary.attempts_written} attempts stored by this "
+                               f"run, {summary.failed_tries} failed tries); start the endpoint and run again to "
+                               f"resume", summary) from None
         finally:
             summary.tries = Counter(client.counts)
     summary.seconds = time.perf_counter() - t0
+    _check(summary, store, requests, max_attempts)
     return summary
+
+
+def _check(summary: CollectionSummary, store: RawStore, requests: Sequence[Request], max_attempts: int) -> None:
+    """Fill the completeness counts from the store: answered, ended without a valid answer, failed."""
+    summary.answered = summary.ended_invalid = summary.failed = 0
+    summary.quarantined = len(store.quarantined)
+    for r in requests:
+        done = store.attempts(r)
+        if any(a["valid"] for a in done.values()):
+            summary.answered += 1
+        elif store.next_attempt(r, max_attempts) is None:
+            summary.ended_invalid += 1
+        else:
+            summary.failed += 1
+
+
+def check_complete(summary: CollectionSummary, endpoint: Endpoint) -> None:
+    """Raise :class:`IncompleteCollectionError` when more than ``endpoint.max_failed_fraction`` of the
+    planned requests are still failed (the completeness check every collection ends with)."""
+    limit = endpoint.max_failed_fraction
+    if summary.requests and summary.failed > limit * summary.requests:
+        raise IncompleteCollectionError(
+            f"collection from {endpoint.base_url} is incomplete: {summary.failed} of {summary.requests} requests "
+            f"({summary.failed / summary.requests:.1%}) failed at the infrastructure, above the allowed "
+            f"{limit:.1%} (profile llm.max_failed_fraction); {summary.completeness()}. They are stored as failed "
+            f"tries, not attempts: run again to resume", summary)
 
 
 def _run_sync(coro):
@@ -170,13 +247,25 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     """Collect ``requests`` into the raw store at ``store_root`` (default ``lib.paths.RAW``).
 
     ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
+    Raises :class:`EndpointDown` (circuit breaker) or :class:`IncompleteCollectionError`
+    (completeness check) after storing all that was done, so a re-run resumes.
     """
-    with RawStore(store_root) as store:
-        summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts, transport=transport,
-                                          validate=validate))
+    try:
+        with RawStore(store_root) as store:
+            summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts,
+                                              transport=transport, validate=validate))
+    except CollectionError as e:
+        if write_index:
+            RawStore(store_root).write_index()
+        log.error("collection stopped: %s", e)
+        raise
     if write_index:
         RawStore(store_root).write_index()
     log.info("collection: %s", summary.line())
+    if summary.quarantined:
+        log.warning("raw store %s: %d malformed lines were moved to %s", store.root, summary.quarantined,
+                    store.root / "quarantine.jsonl")
+    check_complete(summary, endpoint)
     return summary
 
 
@@ -224,13 +313,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not a.base_url:
         ap.error("--base-url is required unless --dry-run")
-    endpoint = Endpoint.from_dict({"base_url": a.base_url, "api_key_env": a.api_key_env,
-                                   "max_concurrency": a.max_concurrency, "pin_provider": a.pin_provider,
-                                   "model_id": a.model_id}, where="command line")
+    try:
+        endpoint = Endpoint.from_dict({"base_url": a.base_url, "api_key_env": a.api_key_env,
+                                       "max_concurrency": a.max_concurrency, "pin_provider": a.pin_provider,
+                                       "model_id": a.model_id}, where="command line")
+    except ValueError as e:
+        ap.error(str(e))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)      # one line per request is noise
-    summary = collect(reqs, endpoint, store_root=a.store)
+    from lib.llm.store import StoreError
+
+    try:
+        summary = collect(reqs, endpoint, store_root=a.store)
+    except (CollectionError, FatalAPIError, StoreError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(summary.line())
+    if summary.quarantined:
+        print(f"error: {summary.quarantined} malformed raw-store lines were quarantined (see quarantine.jsonl)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

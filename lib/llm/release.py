@@ -558,7 +558,8 @@ def check_release(src_dir: Path | str | None = None) -> list[str]:
     """Messages naming what is missing for a Tier-A import of the release (empty: ready).
 
     Fast: looks at most four folder levels deep for a ``config_<model>`` folder, never reads an
-    attempt file. Each message names the missing folder, the data DOI and where to unpack it.
+    attempt file. Each message names the missing folder, the data DOI and where to unpack it; a
+    tree with some of the release's parts (:data:`RELEASE_PARTS`) must have all of them.
     """
     src = Path(src_dir) if src_dir is not None else DEFAULT_DIR
     if not src.exists():
@@ -570,7 +571,31 @@ def check_release(src_dir: Path | str | None = None) -> list[str]:
         packed = f"unpack {', '.join(archives)} in {src} first; " if archives else ""
         return [f"LLMScholarBench raw responses: no config_<model> folder under {src} (looked 4 levels deep); "
                 + packed + download_hint(src)]
-    return []
+    return missing_parts(src)
+
+
+#: the top folders of the full release; one present means the release layout, so all are expected
+RELEASE_PARTS = {"data-temperature": "the temperature sweep (notebook 01)",
+                 "data-openrouter": "the OpenRouter intervention runs (notebook 02: baseline, constrained)",
+                 "data-gemini": "the Gemini intervention runs (notebook 02: the rag experiment and Gemini)"}
+
+
+def missing_parts(src: Path) -> list[str]:
+    """Messages naming the parts of the release layout absent from ``src`` (or holding no
+    config_<model> folder), when ``src`` has at least one part (a hand-made tree has none)."""
+    present = {name for name in RELEASE_PARTS if (src / name).is_dir()}
+    if not present:
+        return []
+    out = []
+    for name, what in RELEASE_PARTS.items():
+        if name not in present:
+            out.append(f"LLMScholarBench raw responses: {src} has {', '.join(sorted(present))}/ but no {name}/ "
+                       f"({what}); the release has all of {', '.join(RELEASE_PARTS)}; unpack the missing part "
+                       f"(DOI {DOI}, {DOI_URL})")
+        elif not _has_config_dirs(src / name, depth=2):
+            out.append(f"LLMScholarBench raw responses: {src / name}/ holds no config_<model> folder ({what}); "
+                       f"it was not unpacked completely (DOI {DOI}, {DOI_URL})")
+    return out
 
 
 def require_release(src_dir: Path | str | None = None) -> Path:
@@ -602,13 +627,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not problems:
             print(f"{a.src}: release folders found; import with: python -m lib.llm.release import {a.src}")
         return 1 if problems else 0
+    from lib.llm.store import StoreError
+
     try:
         report = import_release(a.src, store_root=a.store, experiment_from_layout=a.experiment is None,
                                 experiment=a.experiment or "release", progress=not a.no_progress)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, StoreError) as e:
         print(e, file=sys.stderr)
         return 1
     print(report.summary())
+    if report.malformed:
+        print(f"error: {len(report.malformed)} malformed attempt files were not imported (listed above)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

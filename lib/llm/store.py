@@ -6,10 +6,22 @@ On disk (``root`` defaults to ``lib.paths.RAW``)::
     <root>/index.parquet                one row per attempt (keys, shard, line, outcome, usage),
                                         rebuilt from the shards whenever they changed
     <root>/.writer.lock                 flock held by the single live writer
+    <root>/quarantine.jsonl             malformed shard lines moved aside, each with its shard,
+                                        line number and reason (never silently dropped)
 
 Each attempt is identified by (experiment, model, task, param, temperature, replicate, attempt).
 The replicate index is part of the identity, so repeated samples of the same prompt never
 collapse into one cached answer (inspect_ai #2580); records never expire.
+
+Failed tries (status ``infra_error``, :mod:`lib.llm.client`: the way to the model failed, not
+the model) are stored in the shards too, but they are not attempts: resume does not count them,
+and :meth:`RawStore.iter_records` and the index leave them out. Records written before this
+distinction (status ``api_error`` with an infrastructure error kind) are read the same way.
+
+A complete line that is not a valid record (not JSON, not an object, key fields of the wrong
+type) is named with its shard and line number. A writer opening the store moves such lines to
+``quarantine.jsonl`` with the reason and rewrites the shard without them (under the lock);
+readers skip them with a warning.
 
 Crash safety: a record is written with one ``write`` of a whole line to a file opened with
 O_APPEND, so a killed writer leaves at most one partial last line per shard. Readers ignore a
@@ -37,6 +49,39 @@ INDEX_NAME = "index.parquet"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+=-]")
 
 
+#: error kinds of lib.llm.client.INFRA_KINDS (not imported: the store does not need the client)
+INFRA_KINDS = ("connection", "timeout", "server", "rate_limit")
+QUARANTINE_NAME = "quarantine.jsonl"
+
+
+def is_failed_try(rec: dict) -> bool:
+    """An infrastructure failure stored as a failed try, not an attempt (see module docstring).
+    Records imported from a release (``release_path``) keep the release's attempt semantics."""
+    status = rec.get("status")
+    if rec.get("release_path"):
+        return False
+    return status == "infra_error" or (status == "api_error" and (rec.get("error") or {}).get("kind") in INFRA_KINDS)
+
+
+def record_problem(rec) -> str | None:
+    """Why ``rec`` (a parsed JSON line) is not a usable attempt record, or None."""
+    if not isinstance(rec, dict):
+        return f"expected a JSON object, got a JSON {type(rec).__name__}"
+    for k in ("experiment", "model", "task", "param"):
+        if not isinstance(rec.get(k), str):
+            return f"field {k!r} must be a string, got {rec.get(k)!r}"
+    t = rec.get("temperature")
+    if isinstance(t, bool) or not isinstance(t, (int, float)):
+        return f"field 'temperature' must be a number, got {t!r}"
+    for k, low in (("replicate", 0), ("attempt", 1)):
+        v = rec.get(k)
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            return f"field {k!r} must be an integer >= {low}, got {v!r}"
+    if rec.get("validation") is not None and not isinstance(rec["validation"], dict):
+        return f"field 'validation' must be an object, got {rec['validation']!r}"
+    return None
+
+
 def request_key(rec) -> tuple:
     """(experiment, model, task, param, temperature, replicate) of a record or request."""
     get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k))
@@ -57,6 +102,10 @@ class StoreLockedError(RuntimeError):
     pass
 
 
+class StoreError(RuntimeError):
+    """The store's folder or files cannot be used (a file where a folder belongs, read-only ...)."""
+
+
 class RawStore:
     """Append-only attempt store. Read with :meth:`iter_records`/:meth:`records`/:meth:`index`
     at any time; write inside ``with RawStore(root) as store:`` (one writer per root, enforced by
@@ -68,9 +117,13 @@ class RawStore:
         self._fds: dict[Path, int] = {}
         self._lock_fd: int | None = None
         self._attempts: dict[tuple, dict[int, dict]] = {}
+        self._spent: dict[tuple, int] = {}      # attempt key -> HTTP tries spent by its failed tries
         self.partial_lines_dropped = 0
         self.corrupt_lines = 0
         self.duplicates_ignored = 0
+        self.failed_tries = 0
+        self.quarantined: list[dict] = []     # {shard, line, reason} moved to quarantine.jsonl
+        self._warned: set[tuple] = set()
 
     # ---- paths --------------------------------------------------------------------------------
     def shard_path(self, experiment: str, model: str) -> Path:
@@ -81,25 +134,43 @@ class RawStore:
 
     # ---- reading ------------------------------------------------------------------------------
     @staticmethod
-    def _read_lines(path: Path) -> Iterator[tuple[int, dict | None]]:
+    def _parse_lines(path: Path) -> Iterator[tuple[int, bytes, dict | None, str | None]]:
+        """(line index, raw line, record or None, why it is malformed or None) of a shard; a
+        partial last line (no newline: a killed writer) is (i, raw, None, None)."""
         with open(path, "rb") as f:
             for i, line in enumerate(f):
                 if not line.endswith(b"\n"):
-                    yield i, None           # a partial last line from a killed writer
+                    yield i, line, None, None
                     continue
                 try:
-                    yield i, json.loads(line)
-                except ValueError:
-                    yield i, None
+                    rec = json.loads(line)
+                except ValueError as e:
+                    yield i, line, None, f"not valid JSON ({e})"
+                    continue
+                why = record_problem(rec)
+                yield i, line, (None if why else rec), why
 
-    def iter_records(self, experiment: str | None = None) -> Iterator[dict]:
-        """Every complete record (first of any duplicate key), shard by shard, in file order."""
+    def _read_lines(self, path: Path) -> Iterator[tuple[int, dict | None]]:
+        """(line index, record or None) of a shard; a malformed line is warned about once, named by shard and line."""
+        for i, _, rec, why in self._parse_lines(path):
+            if why and (path, i) not in self._warned:
+                self._warned.add((path, i))
+                log.warning("raw store %s line %d: %s; skipped (a writer opening the store quarantines it)",
+                            path, i + 1, why)
+            yield i, rec
+
+    def iter_records(self, experiment: str | None = None, *, failed_tries: bool = False) -> Iterator[dict]:
+        """Every complete attempt record (first of any duplicate key), shard by shard, in file order;
+        ``failed_tries=True`` yields the failed tries (infrastructure failures) instead."""
         seen: set[tuple] = set()
         for path in self.shards():
             if experiment is not None and path.parent.name != shard_name(experiment):
                 continue
             for _, rec in self._read_lines(path):
-                if rec is None:
+                if rec is None or is_failed_try(rec) != failed_tries:
+                    continue
+                if failed_tries:
+                    yield rec
                     continue
                 k = attempt_key(rec)
                 if k not in seen:
@@ -120,9 +191,15 @@ class RawStore:
         self.close()
 
     def open(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
         lock = self.root / ".writer.lock"
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except (FileExistsError, NotADirectoryError):
+            raise StoreError(f"raw store {self.root}: a file is in the way (the store must be a folder)") from None
+        except PermissionError:
+            raise StoreError(f"raw store {self.root}: not writable (permission denied); point --store or "
+                             "COMPANION_OUTPUTS at a writable folder") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -131,13 +208,36 @@ class RawStore:
                                    "wait for it or point this run at another store") from None
         self._lock_fd = fd
         self._attempts.clear()
+        self._spent.clear()
         for path in self.shards():
             self._cut_partial_tail(path)
-            for _, rec in self._read_lines(path):
-                if rec is None:
-                    self.corrupt_lines += 1
-                    continue
-                self._remember(rec, on_duplicate="ignore")
+            bad = []
+            for i, line, rec, why in self._parse_lines(path):
+                if why:
+                    bad.append((i, line, why))
+                elif rec is not None:
+                    self._remember(rec, on_duplicate="ignore")
+            if bad:
+                self._quarantine(path, bad)
+
+    def _quarantine(self, path: Path, bad: list[tuple[int, bytes, str]]) -> None:
+        """Move malformed lines of ``path`` to quarantine.jsonl (with shard, line, reason); rewrite the shard."""
+        rel = str(path.relative_to(self.root))
+        with open(self.root / QUARANTINE_NAME, "ab") as q:
+            for i, line, why in bad:
+                q.write((json.dumps({"shard": rel, "line": i + 1, "reason": why,
+                                     "text": line.decode("utf-8", "replace").rstrip("\n")}, ensure_ascii=False)
+                         + "\n").encode("utf-8"))
+                self.quarantined.append({"shard": rel, "line": i + 1, "reason": why})
+                log.warning("raw store %s line %d: %s; moved to %s", path, i + 1, why, self.root / QUARANTINE_NAME)
+        drop = {i for i, _, _ in bad}
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(path, "rb") as src, open(tmp, "wb") as out:
+            for i, line in enumerate(src):
+                if i not in drop:
+                    out.write(line)
+        os.replace(tmp, path)
+        self.corrupt_lines += len(bad)
 
     def close(self) -> None:
         for fd in self._fds.values():
@@ -176,6 +276,11 @@ class RawStore:
         log.warning("dropped a partial last line of %s (%d bytes) left by an interrupted writer", path, size - keep)
 
     def _remember(self, rec: dict, *, on_duplicate: str) -> None:
+        if is_failed_try(rec):
+            self.failed_tries += 1
+            k = attempt_key(rec)
+            self._spent[k] = self._spent.get(k, 0) + int(rec.get("tries") or 0)
+            return
         rk, a = request_key(rec), int(rec["attempt"])
         slot = self._attempts.setdefault(rk, {})
         if a in slot:
@@ -193,6 +298,9 @@ class RawStore:
         missing = [k for k in ATTEMPT_KEYS if rec.get(k) is None]
         if missing:
             raise ValueError(f"raw store {self.root}: record lacks key fields {missing}; expected {list(ATTEMPT_KEYS)}")
+        why = record_problem(rec)
+        if why:
+            raise ValueError(f"raw store {self.root}: refusing a malformed record: {why}")
         self._remember(rec, on_duplicate="raise")
         path = self.shard_path(rec["experiment"], rec["model"])
         fd = self._fds.get(path)
@@ -211,6 +319,10 @@ class RawStore:
     def attempts(self, request) -> dict[int, dict]:
         """Stored attempts of a request: {attempt: {valid, stop, status, prompt_sha256}}."""
         return dict(self._attempts.get(request_key(request), {}))
+
+    def tries_spent(self, request, attempt: int) -> int:
+        """HTTP tries that stored failed tries of (request, attempt) already used (0 if none)."""
+        return self._spent.get((*request_key(request), int(attempt)), 0)
 
     def next_attempt(self, request, max_attempts: int) -> int | None:
         """The attempt to run next, or None when the request is complete (a valid attempt, a
@@ -238,7 +350,7 @@ class RawStore:
         for path in self.shards():
             rel = str(path.relative_to(self.root))
             for line, rec in self._read_lines(path):
-                if rec is None or attempt_key(rec) in seen:
+                if rec is None or is_failed_try(rec) or attempt_key(rec) in seen:
                     continue
                 seen.add(attempt_key(rec))
                 usage = rec.get("usage") or {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import pandas as pd
@@ -59,10 +60,28 @@ def main(argv: list[str] | None = None) -> int:
         else:
             p.add_argument("--out", default=None, help="write the JSON here instead of stdout")
     args = ap.parse_args(argv)
+    if args.command == "serve":
+        if not 0 <= args.port <= 65535:
+            ap.error(f"--port: expected 0 (a free port) to 65535, got {args.port}")
+        try:
+            FaultConfig.parse(args.faults)
+        except ValueError as exc:
+            ap.error(f"--faults: {exc}")
+    for opt in ("world_dir", "authors", "quotes"):
+        value = getattr(args, opt, None)
+        if value is not None and not os.path.exists(value):
+            ap.error(f"--{opt.replace('_', '-')}: {value} does not exist")
+    if args.n_authors is not None and args.n_authors < 1:
+        ap.error(f"--n-authors: expected a positive number of authors, got {args.n_authors}")
     panel = build_panel(args)
     if args.command == "serve":
         from lib.panel.server import serve_forever
-        serve_forever(panel, args.port, parent_pid=args.parent_pid)
+        try:
+            serve_forever(panel, args.port, parent_pid=args.parent_pid)
+        except OSError as exc:                      # the port is taken or not ours to bind
+            print(f"python -m lib.panel serve: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
         return 0
     from lib.panel.expected import truth
     text = json.dumps(truth(args.seed, panel=panel), indent=1, ensure_ascii=False)

@@ -69,7 +69,15 @@ class FaultConfig:
             if field not in cls.__dataclass_fields__:
                 raise ValueError(f"panel faults: unknown fault {name!r} in {spec!r} "
                                  f"(expected one of {', '.join(KINDS)}, retry_after_s, stall_s)")
-            kw[field] = float(value)
+            try:
+                kw[field] = float(value)
+            except ValueError:
+                raise ValueError(f"panel faults: {name}={value!r} in {spec!r} is not a number "
+                                 f"(expected NAME=NUMBER, e.g. 429=0.02 or stall_s=5)") from None
+            if kw[field] != kw[field] or kw[field] in (float("inf"), float("-inf")):
+                raise ValueError(f"panel faults: {name}={value!r} in {spec!r} must be a finite number")
+        if kw.get("retry_after_s", 0.0) < 0 or kw.get("stall_s", 0.0) < 0:
+            raise ValueError(f"panel faults: retry_after_s and stall_s must be >= 0 seconds, got {spec!r}")
         return cls(**kw)
 
     def draw(self, rng: np.random.Generator) -> str | None:

@@ -14,6 +14,8 @@
 # Fixture notebook: one figure; fails on request so the runner's failure report can be tested.
 
 # %%
+import time
+
 import matplotlib.pyplot as plt
 
 from lib import artifacts, config
@@ -21,12 +23,19 @@ from lib import artifacts, config
 # %% tags=["parameters"]
 profile = "quick"
 fail = False
+sleep_s = 0.0    # > 0: a slow cell, for the timeout and interruption tests
 
 # %%
 cfg = config.load_profile(profile)
 fig, ax = plt.subplots(figsize=(3, 2))
 ax.bar(["a", "b"], [1, 2])
 artifacts.save_figure(fig, "lsb-figB6", synthetic=cfg.synthetic)
+
+# %% [markdown]
+# ### A slow step
+
+# %%
+time.sleep(sleep_s)
 
 # %%
 if fail:
