@@ -307,7 +307,9 @@ def name_table(attempts: pd.DataFrame, authors: pd.DataFrame, *,
             index = matching.cached_index(authors, "corrected", cache_dir=index_cache)
         else:
             raise ValueError(f"name_table: modes must be 'faithful' or 'paper', got {mode!r}")
-        m = matching.match_names(rows["name"], index)
+        # faithful: ties resolved as the reference does, per batch = one model's names of one experiment
+        batch = rows["experiment"].astype(str) + "\x1f" + rows["model"].astype(str) if mode == "faithful" else None
+        m = matching.match_names(rows["name"], index, batch=batch)
         rows = rows.assign(run=rows["replicate"], clean_name=m["clean_name"].to_numpy(),
                            author_id=m["author_id"].array, score=m["score"].to_numpy(),
                            n_best=m["n_best"].to_numpy(), matched=m["matched"].to_numpy())
