@@ -719,6 +719,9 @@ REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicat
 def label_record(rec: dict, *, corrected: bool = False) -> dict:
     """Both label sets and the refusal flags of one attempt record, as one flat row.
 
+    ``label_repair_corrected`` / ``names_repair_corrected`` (faithful only): the label and name rows
+    under the companion repair (:func:`reference_label` ``corrected=True``) where they differ from
+    the reference's, else None (:func:`lib.scholar.quirks.corrected_decisions` reads them).
     ``result_original_output`` is :func:`original_output` (faithful: None for an infrastructure
     failure or a Gemini final failure; ``corrected=True``: the failure message). ``is_refusal``
     (reference keyword list) and ``is_refusal_corrected`` read that text, else the result message,
@@ -726,6 +729,10 @@ def label_record(rec: dict, *, corrected: bool = False) -> dict:
     """
     rec = {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}   # NaN from a table
     ref = reference_label(rec, corrected_names=corrected, corrected=corrected)
+    # faithful: also the label under the companion repair (a corrected decision), kept only where it differs
+    alt = None if corrected or ref["label"] in ("valid", "empty") else reference_label(rec, corrected=True)
+    if alt is not None and alt["label"] == ref["label"] and alt["names"] == ref["names"]:
+        alt = None
     pap = paper_label(rec)
     out = original_output(rec, corrected=corrected)
     # refusal text (reference §2.4): the raw output, else the result message (e.g. for a failed request)
@@ -737,6 +744,7 @@ def label_record(rec: dict, *, corrected: bool = False) -> dict:
         "result_original_output": out,
         "items_reference": ref["items"], "names_reference": ref["names"], "items_paper": pap["items"],
         "n_dropped_paper": pap["n_dropped"],
+        "label_repair_corrected": alt["label"] if alt else None, "names_repair_corrected": alt["names"] if alt else None,
         "is_refusal": detect_refusal(refusal_text), "is_refusal_corrected": detect_refusal(refusal_text, corrected=True),
     }
 
@@ -775,8 +783,8 @@ def label_attempts(records, *, mode: str = "faithful"):
     out = pd.DataFrame([label_record(r, corrected=(mode == "paper")) for r in rows],
                        columns=[*REQUEST_KEYS, "attempt", "label_reference", "label_paper", "result_is_valid",
                                 "result_original_message", "result_original_output", "items_reference",
-                                "names_reference", "items_paper", "n_dropped_paper", "is_refusal",
-                                "is_refusal_corrected"])
+                                "names_reference", "items_paper", "n_dropped_paper", "label_repair_corrected",
+                                "names_repair_corrected", "is_refusal", "is_refusal_corrected"])
     out.insert(len(REQUEST_KEYS) + 1, "label", out["label_reference"] if mode == "faithful" else out["label_paper"])
     out = set_attempt_validity(out)
     out.attrs["label_mode"] = mode

@@ -106,6 +106,45 @@ def as_markdown() -> str:
     return "\n".join(lines)
 
 
+def _cell(v):
+    """A list cell of the attempts table, also after its parquet round trip (JSON text)."""
+    if isinstance(v, str):
+        import json
+        return json.loads(v)
+    return None if v is None or (isinstance(v, float) and v != v) else list(v)
+
+
+def corrected_decisions(attempts: pd.DataFrame, authors: pd.DataFrame, *,
+                        index_cache=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The faithful attempts and name rows with the reference's *decisions* corrected.
+
+    Two rows of :data:`QUIRKS` are decisions rather than metric edge cases: the label repair
+    (pretty-printed wrappers, truncated lists after a preamble, the string fixes) and the choice
+    among tied homonyms. Here each attempt takes its label and name rows under the companion
+    repair (``label_repair_corrected`` / ``names_repair_corrected`` of
+    :func:`lib.llm.labels.label_attempts`, where they differ), the chosen attempt per request is
+    picked again, and the names are matched with ties going to the first author in ground-truth
+    order (:func:`lib.backend.name_table` with ``reference_ties=False``).
+    Returns (attempts, names) shaped as notebook 02's tables (names: faithful mode only).
+    """
+    from lib import backend
+    from lib.llm import labels
+
+    missing = [c for c in ("label_repair_corrected", "names_repair_corrected") if c not in attempts.columns]
+    if missing:
+        raise KeyError(f"corrected_decisions: attempts table lacks {missing}; relabel it with lib.llm.labels.label_attempts")
+    att = attempts.copy()
+    alt = att["label_repair_corrected"].notna()
+    att["names_reference"] = [_cell(c) if a else _cell(n) for a, c, n in
+                              zip(alt, att["names_repair_corrected"], att["names_reference"])]
+    att.loc[alt, "label"] = att.loc[alt, "label_repair_corrected"]
+    att.loc[alt, "label_reference"] = att.loc[alt, "label_repair_corrected"]
+    att = labels.set_attempt_validity(att)
+    att.attrs["label_mode"] = "faithful"
+    names = backend.name_table(att, authors, modes=("faithful",), index_cache=index_cache, reference_ties=False)
+    return att, names
+
+
 _KEYS = ["group_kind", "group", "metric_name"]
 
 
