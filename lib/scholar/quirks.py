@@ -155,7 +155,8 @@ def mode_comparison(faithful: pd.DataFrame, corrected: pd.DataFrame, *,
 
     ``faithful`` / ``corrected``: :func:`lib.scholar.aggregate.per_attempt_table` of the same
     attempts with a :class:`lib.scholar.benchmark.GroundTruthContext` in mode 'faithful' /
-    'corrected'. Each side is aggregated as Figure 2 (:func:`lib.scholar.aggregate.aggregate`
+    'corrected' (notebook 03 builds the corrected side from :func:`corrected_decisions`, so the
+    label-repair and tie-rule quirks enter the difference too). Each side is aggregated as Figure 2 (:func:`lib.scholar.aggregate.aggregate`
     over ``groups``: every non-missing per-attempt value of a group pooled), then
     difference = corrected − faithful. A cell one mode leaves without values (e.g. parity when
     corrected turns every value to NaN) keeps NaN on that side.
