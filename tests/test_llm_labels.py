@@ -2,6 +2,7 @@
 import json
 import random
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -303,3 +304,46 @@ def test_original_output_and_api_errors_of_imported_records(tmp_path):
     assert set(lab["label_reference"]) <= set(labels.REFERENCE_LABELS)
     corrected = labels.label_attempts(recs, mode="paper")
     assert corrected.loc[infra.name, "result_original_output"] == "Request timed out."
+
+
+# --- faithful labels against the reference's own output (tests/data/golden/lsb) -------------------
+_GOLDEN = Path(__file__).parent / "data" / "golden" / "lsb"
+
+
+def _golden_labels():
+    inputs = json.loads((_GOLDEN / "labels_input.json").read_text(encoding="utf-8"))
+    ref = json.loads((_GOLDEN / "labels_reference.json").read_text(encoding="utf-8"))
+    assert ref["dropped_by_reference"] == []
+    return inputs, ref["labels"]
+
+
+def _golden_record(r):
+    return {"task": r["category"], "param": r["variable"], "attempt": 1, "status": "ok", "content": r["content"],
+            "response": {"choices": [{"message": {"role": "assistant", "content": r["content"]}}]}}
+
+
+def test_faithful_label_and_names_per_raw_output_match_reference_golden():
+    inputs, ref = _golden_labels()
+    assert len(inputs) == 33
+    for r in inputs:
+        rec = _golden_record(r)
+        assert labels.llmcaller_validate(r["content"], r["category"])["message"] == ref[r["id"]]["llmcaller_message"], r["id"]
+        got = labels.reference_label(rec)
+        assert got["label"] == ref[r["id"]]["label"], r["id"]
+        # the reference's CSV round trip turns an empty name ("Dr. X" → "") into NaN
+        assert [n["name"] for n in got["names"]] == [n or "" for n in ref[r["id"]]["names"]], r["id"]
+
+
+def test_reference_label_quirks_and_corrected_repair():
+    inputs, ref = {r["id"]: r for r in _golden_labels()[0]}, _golden_labels()[1]
+    # pretty-printed wrapper: the unwrap misses it, the bracket-wrap cuts at the first ']' [!]
+    # truncated list after a preamble: start + last_curly > len [!]; '0},' corrupts "Career Age": 10}, [!]
+    for case in ("wrapper_pretty", "truncated_long_preamble", "truncated_long_preamble_epoch", "seniority_zero_quirk"):
+        assert ref[case]["label"] == "invalid"
+        assert labels.reference_label(_golden_record(inputs[case]))["label"] == "invalid"
+        assert labels.reference_label(_golden_record(inputs[case]), corrected=True)["label"] == "verbose", case
+    for case in ("wrapper_compact", "truncated_no_preamble", "truncated_short_preamble"):
+        assert ref[case]["label"] == "verbose"
+        assert labels.reference_label(_golden_record(inputs[case]), corrected=True)["label"] == "verbose"
+    rec = _golden_record(inputs["truncated_long_preamble"])
+    assert [n["name"] for n in labels.reference_label(rec, corrected=True)["names"]] == ["Donna Strickland", "Gerard Mourou"]

@@ -283,7 +283,8 @@ def test_per_attempt_metrics_equal_a_plain_per_attempt_computation(tmp_path):
             for attr, (col, _, _) in ATTRIBUTES.items():
                 lab = ctx.authors[col].reindex(fid).tolist()
                 vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
-                vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode)
+                vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode,
+                                                  categorical=attr in m.CATEGORICAL_ATTRIBUTES)
             task = g["task"].iloc[0]
             if task in TASK_FACTUALITY:
                 flags = _task_flags(d["author_id"].reset_index(drop=True), ctx, task, g["param"].iloc[0])
@@ -291,3 +292,42 @@ def test_per_attempt_metrics_equal_a_plain_per_attempt_computation(tmp_path):
             plain += [(att, k, v) for k, v in vals.items()]
         plain = pd.DataFrame(plain, columns=["attempt", "metric_name", "metric_value"])
         pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+
+
+# --- per-attempt metrics against the reference's aggregators (tests/data/golden/lsb) --------------
+def test_per_attempt_metrics_match_reference_golden():
+    from pathlib import Path
+    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gt = pd.read_csv(gold / "metrics_gt_prominence.csv")        # the reference's qcut strata included
+    rows = pd.read_csv(gold / "metrics_rows.csv")
+    ref = pd.read_csv(gold / "metrics_reference.csv").set_index(["task_param", "metric_name"])["metric_value"]
+    cats = {"gender": ("Female", "Male", "Unisex"),
+            "ethnicity": ("Asian", "Black or African American", "Hispanic or Latino", "White"),
+            "prominence_pub": ("low", "mid", "high", "elite"), "prominence_cit": ("low", "mid", "high", "elite")}
+    labels = gt.set_index("id_author_oa")
+    checked = 0
+    for param, att in rows.groupby("task_param", sort=False):
+        clean, ids = att["clean_name"].tolist(), att["id_author_oa"].tolist()
+        got = {"duplicates": m.duplicates(clean), "factuality_author": m.factuality(clean, ids)}
+        fact = [i for i in m.first_per_name(clean, ids) if not pd.isna(i)]
+        for attr, k in cats.items():
+            lab = labels.loc[fact, attr].tolist() if fact else []
+            q = gt[attr].value_counts(normalize=True).to_dict()
+            got[f"diversity_{attr}"] = m.diversity(lab, k)
+            got[f"parity_{attr}"] = m.parity(lab, q, categorical=attr in m.CATEGORICAL_ATTRIBUTES)
+        for name, v in got.items():
+            want = ref.get((param, name), float("nan"))         # no row: the reference had no value
+            assert (math.isnan(v) and math.isnan(want)) or v == pytest.approx(want, abs=1e-12), (param, name, v, want)
+            checked += 1
+    assert checked == 7 * 10
+    # the empty-attempt edge: 0.5 for gender/ethnicity, NaN for the categorical prominence strata
+    assert ref[("p2", "parity_gender")] == 0.5 and ref[("p2", "parity_ethnicity")] == 0.5
+    assert ("p2", "parity_prominence_pub") not in ref.index or math.isnan(ref[("p2", "parity_prominence_pub")])
+
+
+def test_parity_without_labels_depends_on_the_label_dtype():
+    q = {"low": 0.5, "mid": 0.3, "high": 0.15, "elite": 0.05}
+    assert math.isnan(m.parity([], q, categorical=True))
+    assert math.isnan(m.parity([None, float("nan")], q, categorical=True))
+    assert m.parity([], Q) == 0.5
+    assert m.parity(["low", "low"], q, categorical=True) == pytest.approx(0.5)

@@ -102,3 +102,49 @@ def test_constructed_per_attempt_tables():
     assert t["n_faithful"].tolist() == [2, 2, 1] and t["n_corrected"].tolist() == [2, 1, 1]
     with pytest.raises(KeyError, match="size_class"):
         quirks.mode_comparison(f.drop(columns="size_class"), c)
+
+
+# --- corrected decisions: the companion repair and ties to the first author -----------------------
+def _record(param, replicate, content):
+    return {"experiment": "interventions", "model": "model-a", "task": "top_k", "param": param, "temperature": 0.0,
+            "replicate": replicate, "attempt": 1, "status": "ok", "content": content,
+            "response": {"choices": [{"message": {"role": "assistant", "content": content}}]}}
+
+
+def test_corrected_decisions_relabel_and_rematch(tmp_path):
+    import ast
+    from pathlib import Path
+    from lib.scholar import attempts as lsb_attempts
+    from lib.llm import labels
+    from lib.scholar import matching
+    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gt = pd.read_csv(gold / "match_authors.csv", keep_default_na=False, na_values=[])
+    authors = pd.DataFrame({"author_id": gt["id_author"], "display_name": gt["display_name"],
+                            "longest_name": gt["longest_name"], "alt_names": gt["alternative_names"].map(ast.literal_eval)})
+    pool = pd.read_csv(gold / "match_names.csv")
+    pool = [n for n in pool[pool["model"] == "model-a"]["name"] if not n.startswith("Dr. ")]   # §2.2 empties those
+    pretty = '{\n  "Scientists": [\n' + ",\n".join(f'    {{"Name": "{n}"}}' for n in pool[:6]) + "\n  ]\n}"
+    clean = "[" + ", ".join(f'{{"Name": "{n}"}}' for n in pool[6:]) + "]"
+    att = labels.label_attempts(pd.DataFrame([_record("top_100", 0, pretty), _record("top_5", 0, clean)]))
+    assert att["label"].tolist() == ["invalid", "valid"]
+    assert att["label_repair_corrected"].tolist()[0] == "verbose" and att["label_repair_corrected"].isna().tolist()[1]
+    faithful = lsb_attempts.name_table(att, authors, modes=("faithful",))
+    path = tmp_path / "attempts.parquet"
+    lsb_attempts.write_parquet(att, path)                                    # list cells become JSON text
+    for table in (att, pd.read_parquet(path)):
+        c_att, c_names = quirks.corrected_decisions(table, authors)
+        assert c_att["label"].tolist() == ["verbose", "valid"] and c_att["valid_attempt"].all()
+        assert c_names["name"].tolist() == pool[:6] + [n for n in pool[6:]]
+    assert faithful["name"].tolist() == pool[6:]
+    # ties: the first tied author in ground-truth order, not the reference's batch choice
+    rl = matching.match_names_recordlinkage(c_names["name"], authors).set_index("clean_name")
+    pos = {a: i for i, a in enumerate(authors["author_id"])}
+    tied = c_names[c_names["n_best"] > 1]
+    assert len(tied) > 0
+    for c, a in zip(tied["clean_name"], tied["author_id"]):
+        assert a == min(rl.loc[c, "best_ids"], key=pos.get)
+
+
+def test_corrected_decisions_needs_the_label_columns():
+    with pytest.raises(KeyError, match="label_repair_corrected"):
+        quirks.corrected_decisions(pd.DataFrame({"label": ["valid"]}), pd.DataFrame())

@@ -261,6 +261,157 @@ def _repair(content: str | None) -> tuple[Any, str]:
     return data, "verbose"
 
 
+# ---- faithful repair: the reference's ``extract_and_convert_to_dict`` decisions, step by step ----
+# Replacements (old, new) applied in the reference's order, each only where ``old`` occurs. The
+# oddly specific ones were written for single responses of the authors' data; they are kept so
+# the same text gets the same decision.
+_REF_PRE = (('"Years": 2', '"Years": "2'), ('0},', '0"},'), ('.}', '."}'),   # [!] '0},' breaks "1950-1960"},
+            ('"Namename"', '"Name"'), ('"Noame"', '"Name"'), ('"Nime"', '"Name"'), ("'Näme'", '"Name"'),
+            ('"), {"Name"', '"}, {"Name"'), ('"}, "Years":', '", "Years":'), (',}, ]', '"}]'),
+            ('",   {"Name":', '"}, {"Name":'),
+            ('{"Name": {"Name": "Freeman Dyson", "Years": "1950-1960"}}', '{"Name": "Freeman Dyson", "Years": "1950-1960"}'))
+_REF_NESTED = re.compile(r'\{\s*(?P<q>"|\')Name(?P=q)\s*:\s*\{\s*(?P=q)Name(?P=q)\s*:\s*(?P=q)(?P<val>[^"\']*?)(?P=q)\s*\}\s*\}')
+# (marker, how): 'before' keeps the text before the marker, 'after' the text after its first
+# occurrence; the callables are the reference's one-off edits.
+_REF_GARBAGE = (
+    (',     {"Name": "Tatiana "Tanya" Evans (astronomer)"},', "before"),
+    ('{})  AngiePhraseIn MIN nan--;', lambda s, m: s.split(m)[0] + '"'),
+    ('{"Name": "Marie G\u7dce bite.Job Pamela Gay', "before"),
+    (',   {"Name": "Sin\u2011Iou\u200c\u0c32\u0c41 D\xf6rfEchtthank}^{remotepoint.scatter/blob)', "before"),
+    (',   {"Name":"Walter H"}', lambda s, m: s.split(m)[0].replace("K\xfc},  // placeholder accidental", 'K\xfc"}, ')),
+    (':  {"Name": "', lambda s, m: "[{" + s.split(":  {")[-1]),
+    ('{"nomyfut": -12.3}', lambda s, m: s.split(', {"nomyfut": -12.3}')[0]),
+)
+_REF_NAME_FIXES = (("Namer:  P", 'Name": "P'), ("Name ", '"Name": '),           # [!] any "Name " in prose too
+                   ("NameMaria", 'Name": "Maria'), ("NameCharles", 'Name": "Charles'),
+                   ("NameClaude", 'Name": "Claude'), ("NamePhilip", 'Name": "Philip'))
+_REF_VERBOSE = (
+    ("While many distinguished individuals", "before"), ("Given the critique", "before"),
+    ("Note: This response is illustrative", "before"), ("**Reasoning and Verification:**", "before"),
+    ("### Updated Output ###", lambda s, m: s.split(m)[1].split("###")[0]),
+    ("### Output ###", lambda s, m: s.replace(m, "").split("]")[0]),
+    ("### Reasoning Explanation ###", "before"), ("### Reasoning Explanation  The", "before"),
+    ("### Output in JSON Array Format: ```", lambda s, m: s.split(m)[1].split("```")[0]),
+    ("No replacement -  ", "after"), ("'s colleague:  ", "after"), ("'s contemporary,  ", "after"),
+    (", replacing with: ", "after"),
+)
+# [!] exact strings: a pretty-printed wrapper ('{   "Scientists": [') is not unwrapped
+_REF_WRAPPERS = ('[{"Physicists": [', '{"physicists": [', '{"Physicists": [', '{"Scientists": [')
+_REF_TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|PhD)\.\s*")   # anchored at the '[': never fires [!]
+
+
+def _apply(s: str, rules) -> str:
+    for marker, how in rules:
+        if marker in s:
+            s = s.split(marker)[0] if how == "before" else s.split(marker)[1] if how == "after" else how(s, marker)
+    return s
+
+
+def _repair_faithful(content: str | None) -> tuple[Any, str]:
+    """The reference's repair (``extract_and_convert_to_dict``), decision for decision: (list or
+    None, 'verbose' | 'invalid' | 'provider_error').
+
+    After the string fixes it takes the text from the first '[' to the first ']' and rejects it
+    unless it literal-evaluates to a non-empty value, so a wrapper the exact-string unwrap misses
+    (pretty-printed ``{"Scientists": [ ... ]}``) is cut inside the list and fails [!]. With no ']'
+    a truncated list is closed after its last '}', unless ``start + last_curly > len`` (the
+    bound adds two positions: a truncated list after a text preamble longer than what follows
+    its '[' is rejected [!]). Every surviving response is flagged verbose (the unconditional
+    title/parenthesis strip sets it last [!]).
+    """
+    if content is None:
+        return None, "provider_error"
+    s = content.replace("\n", " ").replace("\r", " ").replace("\t", " ").replace("\\", "").replace("...", "")
+    s = s.replace("```json", " ").replace("```", " ")
+    for a, b in _REF_PRE:
+        s = s.replace(a, b)
+    if '{"Name": {"Name":' in s:
+        s = _REF_NESTED.sub(r"{\g<q>Name\g<q>: \g<q>\g<val>\g<q>}", s)
+    s = _apply(s, _REF_GARBAGE)
+    for a, b in _REF_NAME_FIXES:
+        s = s.replace(a, b)
+    s = _apply(s, _REF_VERBOSE)
+    for w in _REF_WRAPPERS:
+        s = s.replace(w, "[")
+    if "} ]}  The scientists" in s:
+        s = s.split("} ]}  The scientists")[0] + "}]"
+    if "is as follows:" in s:
+        s = "[" + s.split("is as follows:")[1] + "]"
+    if s.startswith("[  [ {"):
+        s = s.replace("[  [ {", "[ {")
+    if s.endswith("} ]}"):
+        s = s.replace("} ]}", "}]")
+    if s.strip().replace(" ", "").startswith("{"):
+        s = "[" + s
+    if s.strip().replace(" ", "").endswith("}"):
+        s = s + "]"
+    start, end = s.find("["), s.find("]")
+    if start == -1:
+        return None, "invalid"
+    if end != -1:
+        sub = s[start:end + 1]
+        try:
+            if len(_literal(sub)) == 0:
+                return None, "invalid"
+        except Exception:
+            return None, "invalid"
+    else:
+        last = s.rfind("}")
+        if last == -1 or last < start or start + last > len(s):
+            return None, "invalid"
+        sub = s[start:last + 1] + "]"
+    sub = _PARENS.sub("", _REF_TITLE.sub("", sub))
+    try:
+        return _literal(sub), "verbose"
+    except Exception:
+        return None, "invalid"
+
+
+def _final_faithful(data: Any, flag: str) -> tuple[list | None, str]:
+    """The reference's checks after a repair (``_get_extracted_data`` + ``_final_validation_response``).
+
+    Faithful [!]: the list is rejected unless its *first* element is a dict; a set element keeps
+    one of its members (``list(set)[0]``), an empty dict is dropped silently, the word count
+    splits on single spaces; the response label is the last element flag (truncated-dict /
+    skipped-item, both not valid) or the repair's. A non-string Name that the "every name
+    starts with Scientist" test reaches raises in the reference, which then drops the attempt
+    from its tables; here it is labelled invalid.
+    """
+    if not data:
+        return None, flag if data is not None else "invalid"
+    if not isinstance(data, list) or not isinstance(data[0], dict):
+        return None, "invalid"
+    out, elem_flag = [], None
+    for elem in data:
+        if isinstance(elem, (set, frozenset)):
+            elem, elem_flag = {"Name": next(iter(elem))}, "truncated-dict"
+        if not isinstance(elem, dict):
+            elem_flag = "skipped-item"
+            continue
+        if "Name" not in elem and "" in elem:
+            elem = {**{k: v for k, v in elem.items() if k != ""}, "Name": elem[""]}
+            elem_flag = "truncated-dict"
+        if any(k not in _ALLOWED_KEYS for k in elem):
+            elem_flag = "skipped-item"
+            continue
+        if any(isinstance(elem.get(k), str) and (len(elem[k].split(" ")) > 10 or len(elem[k]) > 100)
+               for k in _TEXT_KEYS if k in elem):
+            elem_flag = "skipped-item"
+            continue
+        if elem:
+            out.append(elem)
+    if not all("Name" in e for e in out) or any("error" in e for e in out):
+        return None, "invalid"
+    for e in out:                                   # all(name.startswith('Scientist')), short-circuiting
+        if not isinstance(e["Name"], str):
+            return None, "invalid"                   # the reference raises here (attempt dropped)
+        if not e["Name"].startswith("Scientist"):
+            break
+    else:
+        return None, "invalid"
+    return out, elem_flag or flag
+
+
 def _final_validation(data: Any) -> tuple[list | None, str | None]:
     """``_final_validation_response``: per-element checks; (kept elements or None, element flag)."""
     if not isinstance(data, (list, tuple)):
@@ -353,8 +504,13 @@ def gemini_failure_label(error_text: str | None) -> str:
     return "rate_limit" if "rate_limit_exceeded" in text else "invalid"
 
 
-def reference_label(rec: dict, *, corrected_names: bool = False) -> dict:
+def reference_label(rec: dict, *, corrected_names: bool = False, corrected: bool = False) -> dict:
     """Faithful label of one attempt record (reference §2.1, then the §2.2 summary fix).
+
+    The repair of a response the LLMCaller rejected is the reference's (:func:`_repair_faithful`,
+    quirks included); ``corrected=True`` uses the companion's repair instead (:func:`_repair`):
+    wrappers unwrapped however they are spaced, truncated lists closed after their last complete
+    object whatever precedes them, titles stripped inside names, so such answers stay verbose.
 
     Returns ``{label, is_valid, message, items, names}``: ``items`` the extracted list, ``names``
     the §2.2 name rows (only for valid/verbose), ``message`` the reference's
@@ -391,10 +547,17 @@ def reference_label(rec: dict, *, corrected_names: bool = False) -> dict:
         label = "invalid"
     else:
         text = repair_text(rec)
-        data, label = _repair(text) if text is not None or _answer_parts(rec) is None else (None, "invalid")
-        if data is not None:
-            data, element_flag = _final_validation(data)
-            label = "invalid" if data is None else (element_flag or label)
+        if text is None and _answer_parts(rec) is not None:
+            data, label = None, "invalid"
+        elif corrected:
+            data, label = _repair(text)
+            if data is not None:
+                data, element_flag = _final_validation(data)
+                label = "invalid" if data is None else (element_flag or label)
+        else:
+            data, label = _repair_faithful(text)
+            if label == "verbose":
+                data, label = _final_faithful(data, label)
     names: list[dict] = []
     if label in VALID_FLAGS:
         names = extract_names(data if isinstance(data, list) else [data], corrected=corrected_names)
@@ -556,13 +719,20 @@ REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicat
 def label_record(rec: dict, *, corrected: bool = False) -> dict:
     """Both label sets and the refusal flags of one attempt record, as one flat row.
 
+    ``label_repair_corrected`` / ``names_repair_corrected`` (faithful only): the label and name rows
+    under the companion repair (:func:`reference_label` ``corrected=True``) where they differ from
+    the reference's, else None (:func:`lib.scholar.quirks.corrected_decisions` reads them).
     ``result_original_output`` is :func:`original_output` (faithful: None for an infrastructure
     failure or a Gemini final failure; ``corrected=True``: the failure message). ``is_refusal``
     (reference keyword list) and ``is_refusal_corrected`` read that text, else the result message,
     as reference §2.4 does; -1 when neither exists. ``corrected`` also switches the §2.2 name fixes.
     """
     rec = {k: (None if isinstance(v, float) and v != v else v) for k, v in rec.items()}   # NaN from a table
-    ref = reference_label(rec, corrected_names=corrected)
+    ref = reference_label(rec, corrected_names=corrected, corrected=corrected)
+    # faithful: also the label under the companion repair (a corrected decision), kept only where it differs
+    alt = None if corrected or ref["label"] in ("valid", "empty") else reference_label(rec, corrected=True)
+    if alt is not None and alt["label"] == ref["label"] and alt["names"] == ref["names"]:
+        alt = None
     pap = paper_label(rec)
     out = original_output(rec, corrected=corrected)
     # refusal text (reference §2.4): the raw output, else the result message (e.g. for a failed request)
@@ -574,6 +744,7 @@ def label_record(rec: dict, *, corrected: bool = False) -> dict:
         "result_original_output": out,
         "items_reference": ref["items"], "names_reference": ref["names"], "items_paper": pap["items"],
         "n_dropped_paper": pap["n_dropped"],
+        "label_repair_corrected": alt["label"] if alt else None, "names_repair_corrected": alt["names"] if alt else None,
         "is_refusal": detect_refusal(refusal_text), "is_refusal_corrected": detect_refusal(refusal_text, corrected=True),
     }
 
@@ -612,8 +783,8 @@ def label_attempts(records, *, mode: str = "faithful"):
     out = pd.DataFrame([label_record(r, corrected=(mode == "paper")) for r in rows],
                        columns=[*REQUEST_KEYS, "attempt", "label_reference", "label_paper", "result_is_valid",
                                 "result_original_message", "result_original_output", "items_reference",
-                                "names_reference", "items_paper", "n_dropped_paper", "is_refusal",
-                                "is_refusal_corrected"])
+                                "names_reference", "items_paper", "n_dropped_paper", "label_repair_corrected",
+                                "names_repair_corrected", "is_refusal", "is_refusal_corrected"])
     out.insert(len(REQUEST_KEYS) + 1, "label", out["label_reference"] if mode == "faithful" else out["label_paper"])
     out = set_attempt_validity(out)
     out.attrs["label_mode"] = mode

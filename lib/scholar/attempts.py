@@ -84,14 +84,17 @@ def attempts_from_store(models: pd.DataFrame, experiment: str, *, requests=None,
 
 
 def name_table(attempts: pd.DataFrame, authors: pd.DataFrame, *,
-               modes: Sequence[str] = ("faithful", "paper"), index_cache: Path | str | None = None) -> pd.DataFrame:
+               modes: Sequence[str] = ("faithful", "paper"), index_cache: Path | str | None = None,
+               reference_ties: bool = True) -> pd.DataFrame:
     """One row per recommended name of the chosen attempts, with its ground-truth match.
 
     ``mode`` 'faithful': the reference's name rows (§2.2) matched with the faithful rule of
     :mod:`lib.scholar.matching`; 'paper': the paper labels' list items matched with the corrected
     rule. Columns: mode, request keys, run, attempt, label, name, years, doi, career_age, flag,
     clean_name, author_id (<NA> when unmatched), score, n_best (homonyms), matched.
-    The ground-truth indexes of large author tables are cached on disk
+    Faithful ties follow the reference's batch order (one model's names of one experiment;
+    :func:`lib.scholar.matching.reference_choice`) unless ``reference_ties=False`` (the first tied
+    author in ground-truth order). The ground-truth indexes of large author tables are cached on disk
     (:func:`lib.scholar.matching.cached_index`; ``index_cache`` overrides its folder).
     """
     from lib.scholar import matching
@@ -107,7 +110,10 @@ def name_table(attempts: pd.DataFrame, authors: pd.DataFrame, *,
             index = matching.cached_index(authors, "corrected", cache_dir=index_cache)
         else:
             raise ValueError(f"name_table: modes must be 'faithful' or 'paper', got {mode!r}")
-        m = matching.match_names(rows["name"], index)
+        # faithful: ties resolved as the reference does, per batch = one model's names of one experiment
+        batch = (rows["experiment"].astype(str) + "\x1f" + rows["model"].astype(str)
+                 if mode == "faithful" and reference_ties else None)
+        m = matching.match_names(rows["name"], index, batch=batch)
         rows = rows.assign(run=rows["replicate"], clean_name=m["clean_name"].to_numpy(),
                            author_id=m["author_id"].array, score=m["score"].to_numpy(),
                            n_best=m["n_best"].to_numpy(), matched=m["matched"].to_numpy())

@@ -128,7 +128,8 @@ def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: S
         for attr in ATTRIBUTES:
             lab = [labels[attr][i] for i in fact]
             vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
-            vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode)
+            vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode,
+                                              categorical=attr in m.CATEGORICAL_ATTRIBUTES)
         task = task_list[pos[0]]
         if task in TASK_FACTUALITY:
             vals[TASK_FACTUALITY[task]] = m.task_factuality([clean[i] for i in first], [flags[i] for i in first])

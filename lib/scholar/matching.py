@@ -15,7 +15,9 @@ The paper's rule, as the reference code runs it (reference §2.5, ``factuality/a
    second↔second ≥ .70, first_initial↔first_initial ≥ .70, display↔GT last ≥ .70,
    display↔GT first ≥ .70, display↔alternative_names ≥ .70.
 5. A candidate matches when at least 5 of 9 comparisons pass; each name keeps its best-scoring
-   candidate (ties are broken arbitrarily in the reference; here: the first in ground-truth order).
+   candidate. Ties: the reference keeps the first row of an unstable sort over its whole batch
+   (one model's names); faithful with ``batch`` rebuilds that (:func:`reference_choice`),
+   otherwise (and in corrected mode) the first tied author in ground-truth order.
    Homonyms count as factual (Appendix B.3).
 
 Quirks of the faithful rule [!]:
@@ -97,15 +99,31 @@ def normalize_name(name) -> str | None:
     return _NON_ALNUM_RUN.sub(" ", s).strip().lower()
 
 
+_NOBEL_PREFIXES = ("nobel prize winner ", "nobel laureate ",
+                   *(f"nobel prize in physics {y} winner: " for y in range(2018, 2023)))
+
+
+def reference_clean_name(name) -> str | None:
+    """The recommended side's normalisation in the reference pipeline (``batch_valid_answers``):
+    ``clean_name(replace(name, Nobel prefixes))``. Its ``replace`` lowercases the whole name
+    first, so the case-sensitive title strip of :func:`normalize_name` no longer fires
+    ("Mr. Jun Garcia" → "mr jun garcia", "PhD. X" → "phd x") [!]."""
+    if not isinstance(name, str):
+        return normalize_name(name)
+    for prefix in _NOBEL_PREFIXES:
+        name = name.lower().replace(prefix, "")
+    return normalize_name(name)
+
+
 def _is_list(a) -> bool:
     return isinstance(a, (list, tuple, np.ndarray))
 
 
-def _normalize_many(values) -> pd.Series:
-    """normalize_name over a column, computed once per distinct value."""
+def _normalize_many(values, norm=None) -> pd.Series:
+    """normalize_name (or ``norm``) over a column, computed once per distinct value."""
     s = pd.Series(values, dtype="object")
     uniq = pd.unique(s.dropna())
-    return s.map(dict(zip(uniq, map(normalize_name, uniq))))
+    return s.map(dict(zip(uniq, map(norm or normalize_name, uniq))))
 
 
 def recommended_fields(clean_names) -> pd.DataFrame:
@@ -477,19 +495,75 @@ def _exact_lower_bound(qs: _Queries, q, idx: NameIndex, a, partial, n_queries):
     return lb
 
 
-def match_names(names, index: NameIndex, *, clean: bool = True, block_pairs: int = 512) -> pd.DataFrame:
+def reference_choice(clean_names, index: NameIndex) -> dict:
+    """The author the reference keeps for each name of one batch, ties included [!].
+
+    The reference (``text.find_matching_texts`` in ``factuality/author.py``) matches one model's
+    names at a time: the batch's distinct normalised names, sorted (``_assign_ids``), are
+    blocked against the ground-truth table in file order by recordlinkage, i.e. a pandas inner
+    merge on the last name of (name position, key) with (author position, key); every pair
+    with ≥ 5 of 9 is kept in that order, sorted with ``sort_values(['total_matches'],
+    ascending=False)`` (pandas' default quicksort: unstable) and the first row per name is kept.
+    Among tied best candidates the survivor therefore depends on every valid pair of the batch.
+    The same frame (same rows, order and float64 scores) is rebuilt here and sorted with the
+    same call, so the same permutation comes out (for the same numpy/CPU sort kernel).
+
+    Returns {clean name: author position in the index} for the names that match.
+    """
+    uniq = sorted({c for c in clean_names if isinstance(c, str) and c})
+    if not uniq or index.mode != "faithful":
+        return {}
+    qs = _Queries(np.array(uniq, dtype=object), index.mode)
+    left = pd.DataFrame({"k": pd.Series(qs.s["last_name"], dtype="object"), "index_x": np.arange(len(uniq))})
+    right = pd.DataFrame({"k": pd.Series(index.fields["last_name"].full, dtype="object"),
+                          "index_y": np.arange(len(index.author_ids))})
+    pairs = left.dropna(subset=["k"]).merge(right.dropna(subset=["k"]), how="inner", on="k")
+    q, a = pairs["index_x"].to_numpy(np.int64), pairs["index_y"].to_numpy(np.int64)
+    total = (_cheap_pairs(qs, q, index, a) + _tier_pairs(qs, q, index, a, _FULL) + _alt_pairs(qs, q, index, a))
+    ok = total >= MIN_MATCHES
+    valid = pd.DataFrame({"level_0": q[ok], "level_1": a[ok], "total_matches": total[ok].astype(np.float64)})
+    valid = valid.sort_values(["total_matches"], ascending=[False])       # quicksort, as the reference
+    valid = valid.drop_duplicates(subset="level_0", keep="first")
+    return {uniq[i]: int(j) for i, j in zip(valid["level_0"], valid["level_1"])}
+
+
+def match_names(names, index: NameIndex, *, clean: bool = True, block_pairs: int = 512, batch=None) -> pd.DataFrame:
     """Match recommended names against the ground truth with the paper's rule.
 
-    Parameters: ``names``, the recommended names (raw, or already normalised with ``clean=False``);
+    Parameters: ``names``, the recommended names (raw, or already normalised with ``clean=False``;
+    a faithful index normalises them as the reference pipeline does, :func:`reference_clean_name`);
     ``index``, a :class:`NameIndex` built for the mode wanted (faithful or corrected);
-    ``block_pairs``, the block size (queries × authors) from which a block is scored as a matrix.
+    ``block_pairs``, the block size (queries × authors) from which a block is scored as a matrix;
+    ``batch``, one key per name (faithful: the reference's batch, one model's names of one
+    experiment): with it, a faithful index picks among tied best candidates as the reference does
+    (:func:`reference_choice`, per batch); without it, or with a corrected index, the tied
+    candidate first in ground-truth order (deterministic, independent of the batch).
 
     Returns one row per input name (same order): name, clean_name, author_id (<NA> when no
     candidate reaches 5 of 9), score (best total of passed comparisons among candidates that can
     reach 5, else 0), n_best (how many candidates share the best score: homonyms), matched.
     """
     names = pd.Series(list(names), dtype="object")
-    cleaned = (_normalize_many(names) if clean else names).astype("object")
+    norm = reference_clean_name if index.mode == "faithful" else normalize_name
+    cleaned = (_normalize_many(names, norm) if clean else names).astype("object")
+    out = _match_unique(names, cleaned, index, block_pairs)
+    if batch is None or index.mode != "faithful":
+        return out
+    batch = pd.Series(list(batch), dtype="object")
+    if len(batch) != len(names):
+        raise ValueError(f"match_names: batch has {len(batch)} keys for {len(names)} names")
+    tied = out["n_best"].to_numpy() > 1
+    for key in pd.unique(batch[tied]):
+        rows = (batch == key).to_numpy()
+        choice = reference_choice(cleaned[rows], index)
+        sel = rows & tied
+        pos = out.loc[sel, "clean_name"].map(choice)
+        out.loc[sel, "author_id"] = pd.array(index.author_ids[pos.to_numpy(np.int64)], dtype="Int64")
+    return out
+
+
+def _match_unique(names, cleaned, index: NameIndex, block_pairs: int) -> pd.DataFrame:
+    """match_names without the batch: each distinct name matched once, ties to the first author."""
     uniq = np.array([u for u in pd.unique(cleaned.dropna()) if u], dtype=object)
     qs = _Queries(uniq, index.mode)
     qs.gt_display = index.lookup("display_name", qs.s["display_name"])
@@ -585,7 +659,7 @@ def match_names_recordlinkage(names, authors: pd.DataFrame) -> pd.DataFrame:
     """
     import recordlinkage as rl
 
-    cleaned = pd.unique(pd.Series(list(names), dtype="object").map(normalize_name).dropna())
+    cleaned = pd.unique(pd.Series(list(names), dtype="object").map(reference_clean_name).dropna())
     cleaned = [c for c in cleaned if c]
     dfA = recommended_fields(cleaned)
     dfA.index = pd.RangeIndex(len(dfA), name="qid")

@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 
 Mode = Literal["faithful", "corrected"]
+#: Attributes whose reference labels are a pandas categorical (``pd.qcut`` prominence strata): their
+#: faithful parity of an attempt without labels is NaN, not 0.5 (:func:`parity`).
+CATEGORICAL_ATTRIBUTES = ("prominence_pub", "prominence_cit")
 FIELD_SUBFIELD = {"PER": "Education", "CM&MP": "Condensed Matter Physics"}
 EPOCH_START = {"1950s": 1950, "2000s": 2000}
 YEAR_NOW = 2025  # FACTUALITY_AUTHOR_YEAR_NOW
@@ -435,19 +438,23 @@ def diversity(labels: Sequence, categories: Sequence, *, mode: Mode = "faithful"
     return h / np.log(k) if h > 0 else 0.0
 
 
-def parity(labels: Sequence, reference_distribution, *, mode: Mode = "faithful") -> float:
+def parity(labels: Sequence, reference_distribution, *, mode: Mode = "faithful", categorical: bool = False) -> float:
     """Parity_i = 1 − TV_i = 1 − ½ Σ_f |p_f − q_f| (paper eqs. (10)–(11)).
 
     ``labels``: one label per distinct factual author (NaN dropped; Unknown is a category);
     ``reference_distribution``: q, the shares of each category over the whole population D
     (a mapping or Series, Unknown included). Categories of q absent from p count 0.
-    Edge cases: a label absent from q → NaN. No factual author: faithful [!] gives 0.5 (p is
-    all zeros, so TV = ½); corrected gives NaN. Interpretation: 1 = the list mirrors D; in [0, 1].
+    Edge cases: a label absent from q → NaN. No label (no factual author, or none with a
+    label): corrected gives NaN; faithful [!] follows the reference's ``value_counts(normalize=True)``,
+    which depends on the column's dtype: for text labels (gender, ethnicity) p is empty, every
+    category counts 0 and TV = ½, so parity is 0.5; for ``categorical`` labels (the prominence
+    strata, from ``pd.qcut``) every category is present with share 0/0, so parity is NaN.
+    Interpretation: 1 = the list mirrors D; in [0, 1].
     """
     _check_mode(mode)
     q = reference_distribution if isinstance(reference_distribution, dict) else dict(pd.Series(reference_distribution, dtype=float))
     lab = [x for x in labels if not _isnull(x)]
-    if not lab and mode == "corrected":
+    if not lab and (mode == "corrected" or categorical):
         return float("nan")
     counts = Counter(lab)
     if not set(counts) <= set(q):

@@ -1,4 +1,4 @@
-"""Faithful vs corrected: every difference in the name matching and the metrics, in one table.
+"""Faithful vs corrected: every difference in the labels, the name matching and the metrics, in one table.
 
 ``mode="faithful"`` (the default everywhere) reproduces the reference code's numbers, quirks
 included (the [!] items of ``shared/spec/llmscholarbench_reference.md``); ``mode="corrected"``
@@ -35,11 +35,36 @@ QUIRKS = [
      "faithful": "Unknown (and any label) enters p while the denominator stays log K (K without Unknown); can exceed 1 (ln4/ln3 for gender)",
      "corrected": "labels outside the categories are excluded, as the paper states; value in [0, 1]",
      "effect": "inflates diversity where many names are ambiguous"},
-    {"quirk": "parity 0.5 for attempts without factual authors",
-     "where": "lib.scholar.metrics.parity",
-     "faithful": "empty p → TV = ½ → parity 0.5",
-     "corrected": "NaN (excluded from means)",
-     "effect": "pulls parity towards 0.5 for hallucination-heavy models"},
+    {"quirk": "parity of an attempt without labels: 0.5 for gender/ethnicity, NaN for prominence",
+     "where": "lib.scholar.metrics.parity(categorical=...)",
+     "faithful": "the reference's value_counts(normalize=True): text labels (gender, ethnicity) give an empty p, TV = ½, parity 0.5; the categorical prominence strata (pd.qcut) give 0/0 for every category, parity NaN",
+     "corrected": "NaN for every attribute (excluded from means)",
+     "effect": "gender/ethnicity parity pulled towards 0.5 for hallucination-heavy models; quick profile: NaN instead of 0.5 for prominence moves per-model means by ≤ 0.004 and Fig. 2 group means by ≤ 0.0005"},
+    {"quirk": "pretty-printed wrapper objects labelled invalid",
+     "where": "lib.llm.labels (_repair_faithful)",
+     "faithful": "the wrapper unwrap matches exact strings ('{\"Scientists\": ['); a pretty-printed '{ \"Scientists\": [' is missed, the answer starting with '{' is wrapped in '[', the text up to the first ']' does not parse → invalid",
+     "corrected": "the companion repair unwraps any spacing → verbose",
+     "effect": "lowers validity for models that wrap their list; quick profile: counted in the label row below"},
+    {"quirk": "truncated lists after a text preamble labelled invalid",
+     "where": "lib.llm.labels (_repair_faithful)",
+     "faithful": "a list without ']' is closed after its last '}' unless start_index + last_curly > len(text): a preamble longer than what follows the last '}' rejects it → invalid",
+     "corrected": "closed after the last complete object whatever precedes it → verbose",
+     "effect": "lowers validity for verbose models cut off mid-list; quick profile: counted in the label row below"},
+    {"quirk": "the reference repair's string fixes and element checks",
+     "where": "lib.llm.labels (_repair_faithful, _final_faithful)",
+     "faithful": "every fix of extract_and_convert_to_dict in its order: '0},' → '0\"},' (breaks \"Career Age\": 10},), 'Name ' → '\"Name\": ' anywhere, head/tail markers ('While many distinguished individuals' keeps the text before); a list whose first element is not an object is invalid; 'Dr.' stays in repaired names (§2.2 then empties them)",
+     "corrected": "the companion repair: targeted key fixes, any embedded or wrapped list, titles stripped inside names",
+     "effect": "quick profile, all label quirks together: 37 of 3,873 intervention attempts change label (12 chosen attempts); largest change of a per-model mean 0.070 (grok-4-fast factuality_seniority), of a Fig. 2 group mean 0.029 (proprietary factuality_field; validity ≤ 0.009)"},
+    {"quirk": "tied best candidates: the reference's batch and sort order",
+     "where": "lib.scholar.matching (reference_choice, match_names(batch=...)); lib.scholar.attempts.name_table",
+     "faithful": "per batch (one model's names of one experiment): sorted distinct names blocked against D in file order (pandas inner merge), pairs with ≥ 5 of 9 sorted by total_matches with the default unstable quicksort, first row per name kept; the same name can get another homonym in another model",
+     "corrected": "the tied candidate first in ground-truth order, whatever the batch (deterministic)",
+     "effect": "quick profile: 1,447 of 33,469 distinct (model, name) pairs (4.3 %) get another author; per-model means move by up to 0.076 (gemma-3-12b factuality_epoch), 0.052 (similarity), 0.045 (gender diversity); Fig. 2 group means by up to 0.021 (proprietary gender diversity)"},
+    {"quirk": "recommended names lowercased before the title strip",
+     "where": "lib.scholar.matching.reference_clean_name",
+     "faithful": "clean_name(replace(name, Nobel prefixes)) with replace lowercasing first, so 'Mr. X' / 'Ms. X' / 'PhD. X' keep the title ('mr x') and rarely match",
+     "corrected": "normalize_name: the title is stripped, then the name is lowercased",
+     "effect": "none on the quick profile (the panel writes no such titles; 'Dr. ' is cut earlier by the name extraction)"},
     {"quirk": "seniority denominators include unmatched names",
      "where": "lib.scholar.metrics.seniority_match / task_factuality",
      "faithful": "unmatched names count 0 (Python equality with None); field and epoch exclude them",
@@ -81,6 +106,45 @@ def as_markdown() -> str:
     return "\n".join(lines)
 
 
+def _cell(v):
+    """A list cell of the attempts table, also after its parquet round trip (JSON text)."""
+    if isinstance(v, str):
+        import json
+        return json.loads(v)
+    return None if v is None or (isinstance(v, float) and v != v) else list(v)
+
+
+def corrected_decisions(attempts: pd.DataFrame, authors: pd.DataFrame, *,
+                        index_cache=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The faithful attempts and name rows with the reference's *decisions* corrected.
+
+    Two rows of :data:`QUIRKS` are decisions rather than metric edge cases: the label repair
+    (pretty-printed wrappers, truncated lists after a preamble, the string fixes) and the choice
+    among tied homonyms. Here each attempt takes its label and name rows under the companion
+    repair (``label_repair_corrected`` / ``names_repair_corrected`` of
+    :func:`lib.llm.labels.label_attempts`, where they differ), the chosen attempt per request is
+    picked again, and the names are matched with ties going to the first author in ground-truth
+    order (:func:`lib.scholar.attempts.name_table` with ``reference_ties=False``).
+    Returns (attempts, names) shaped as notebook 02's tables (names: faithful mode only).
+    """
+    from lib.scholar import attempts as lsb_attempts
+    from lib.llm import labels
+
+    missing = [c for c in ("label_repair_corrected", "names_repair_corrected") if c not in attempts.columns]
+    if missing:
+        raise KeyError(f"corrected_decisions: attempts table lacks {missing}; relabel it with lib.llm.labels.label_attempts")
+    att = attempts.copy()
+    alt = att["label_repair_corrected"].notna()
+    att["names_reference"] = [_cell(c) if a else _cell(n) for a, c, n in
+                              zip(alt, att["names_repair_corrected"], att["names_reference"])]
+    att.loc[alt, "label"] = att.loc[alt, "label_repair_corrected"]
+    att.loc[alt, "label_reference"] = att.loc[alt, "label_repair_corrected"]
+    att = labels.set_attempt_validity(att)
+    att.attrs["label_mode"] = "faithful"
+    names = lsb_attempts.name_table(att, authors, modes=("faithful",), index_cache=index_cache, reference_ties=False)
+    return att, names
+
+
 _KEYS = ["group_kind", "group", "metric_name"]
 
 
@@ -91,7 +155,8 @@ def mode_comparison(faithful: pd.DataFrame, corrected: pd.DataFrame, *,
 
     ``faithful`` / ``corrected``: :func:`lib.scholar.aggregate.per_attempt_table` of the same
     attempts with a :class:`lib.scholar.benchmark.GroundTruthContext` in mode 'faithful' /
-    'corrected'. Each side is aggregated as Figure 2 (:func:`lib.scholar.aggregate.aggregate`
+    'corrected' (notebook 03 builds the corrected side from :func:`corrected_decisions`, so the
+    label-repair and tie-rule quirks enter the difference too). Each side is aggregated as Figure 2 (:func:`lib.scholar.aggregate.aggregate`
     over ``groups``: every non-missing per-attempt value of a group pooled), then
     difference = corrected − faithful. A cell one mode leaves without values (e.g. parity when
     corrected turns every value to NaN) keeps NaN on that side.
