@@ -18,10 +18,19 @@ Search modes:
 * ``corrected`` does the clean search: in the first bin (b_r, b_r−1, …) that still has authors,
   the author nearest in fame to the target in either direction; otherwise the nearest overall.
 
-The reference shuffles without a seed (⚠ its 100 runs cannot be replayed); here run i uses the
-generator ``default_rng([seed, i])``. If a search finds no candidate at all (the faithful
-fallback finds no surviving label ≥ start, or a group is exhausted), r is dropped; the
-reference description does not cover that case.
+The reference shuffles without a seed (⚠ its 100 runs cannot be replayed). Faithful run i
+shuffles R exactly as pandas ``sample(frac=1)`` does under ``np.random.seed(seed + i)``, so the
+release's script, seeded that way, makes the same runs (tests hold it to a golden run);
+corrected run i uses ``default_rng([seed, i])``.
+
+⚠ Ties in fame: the release sorts each G_j with pandas' default ``sort_values`` (quicksort, not
+stable) on the group as it comes out of the universe file, and orders each kept group with the
+same default sort on an object-dtype column; faithful does the same, corrected uses a stable
+sort. Which tied author sits first decides who is picked.
+
+⚠ No candidate left: when the faithful fallback finds no surviving label ≥ start, the release's
+``while idx not in index: idx += 1`` never ends. Faithful stops with :class:`BalanceError`
+saying so (not copied); corrected drops r (also when a group is exhausted).
 
 Run selection: rank runs on five criteria (authors and quotes per group, mean fame: higher is
 better; fame range, RMS error: lower is better) with average ranks for ties, sum the ranks and
@@ -39,6 +48,10 @@ import pandas as pd
 from lib.attribution import dataset as ds
 
 Mode = Literal["faithful", "corrected"]
+
+
+class BalanceError(RuntimeError):
+    """The faithful search reached a state in which the release's code never terminates."""
 LOWER_FAME_BOUND = 3.0
 CRITERIA = (("authors_per_group", False), ("quotes_per_group", False), ("avg_fame", False),
             ("fame_range", True), ("rms_error", True))   # (column, lower is better)
@@ -50,12 +63,13 @@ def quote_bin(count) -> np.ndarray:
     return (np.log(c) / np.log(2)).astype(int)
 
 
-def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: float = LOWER_FAME_BOUND
-                 ) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: float = LOWER_FAME_BOUND,
+                 mode: Mode = "faithful") -> tuple[pd.DataFrame, list[pd.DataFrame]]:
     """Reference group R and comparison groups G_1..G_M (reference B.2 step 2) after the fame filter.
 
     Each frame keeps the universe columns plus ``group`` (display label). Comparison groups are
-    sorted ascending by log10_hits (stable) with a fresh 0..n−1 index, as in the reference.
+    sorted ascending by log10_hits with a fresh 0..n−1 index, as in the reference: faithful with
+    pandas' default (unstable) sort on the group in universe order, corrected stably.
     """
     if kind not in ds.GROUPS:
         raise ValueError(f"dataset kind must be one of {list(ds.GROUPS)}, got {kind!r}")
@@ -69,7 +83,8 @@ def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: fl
         g["group"] = ds.subgroup_label(race, gender, kind)
         frames.append(g)
     ref, comps = frames[0].reset_index(drop=True), frames[1:]
-    comps = [c.sort_values("log10_hits", kind="mergesort").reset_index(drop=True) for c in comps]
+    kind_ = "quicksort" if mode == "faithful" else "mergesort"
+    comps = [c.sort_values("log10_hits", kind=kind_).reset_index(drop=True) for c in comps]
     return ref, comps
 
 
@@ -101,9 +116,13 @@ class _Group:
             i += 1
         return None
 
-    def faithful(self, target: float, b_r: int) -> int | None:
+    def start(self, target: float) -> int:
+        """The release's start: the binary-search *position* among the survivors (used as a label ⚠)."""
         k = int(np.searchsorted(self.h, target, side="left"))
-        start = k - bisect.bisect_left(self.removed, k)     # position among survivors, used as a label ⚠
+        return k - bisect.bisect_left(self.removed, k)
+
+    def faithful(self, target: float, b_r: int) -> int | None:
+        start = self.start(target)
         length = self.n - len(self.removed)
         for b in range(b_r, -1, -1):
             labels = self.by_bin.get(b)
@@ -152,9 +171,11 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
     """
     if mode not in ("faithful", "corrected"):
         raise ValueError(f"mode must be 'faithful' or 'corrected', got {mode!r}")
-    ref, comps = split_groups(universe, kind, lower_fame=lower_fame)
-    rng = np.random.default_rng([seed, run_id])
-    order = rng.permutation(len(ref))
+    ref, comps = split_groups(universe, kind, lower_fame=lower_fame, mode=mode)
+    if mode == "faithful":   # = pandas sample(frac=1) under np.random.seed(seed + run_id)
+        order = np.random.RandomState(seed + run_id).permutation(len(ref))
+    else:
+        order = np.random.default_rng([seed, run_id]).permutation(len(ref))
     groups = [_Group(c) for c in comps]
     m = len(groups)
     offsets = np.zeros(m)
@@ -168,6 +189,13 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
         labels = []
         for j, g in enumerate(groups):
             lab = (g.faithful if mode == "faithful" else g.corrected)(h_r - offsets[j], b_r)
+            if lab is None and mode == "faithful":
+                raise BalanceError(
+                    f"fame balancing ({kind}, run {run_id}): reference author {ref['author_clean'].iat[r]!r} "
+                    f"(log10_hits {h_r:.3f}) has no candidate left in group {comps[j]['group'].iat[0]!r} at or "
+                    f"after position {g.start(h_r - offsets[j])}; the release's fallback search "
+                    f"(mk_new_datasets.py, `while idx not in index`) would loop forever here. "
+                    f"Use mode='corrected' (drops such an author) or a larger universe.")
             if lab is None:
                 break
             labels.append(lab)
@@ -189,7 +217,13 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
         part = frame.iloc[rows].copy()
         part["to_sample"] = [p[2] for p in picks]
         part["match_idx"] = np.arange(n)
-        parts.append(part.sort_values("log10_hits", ascending=False, kind="mergesort"))
+        if mode == "faithful":   # the release sorts its row-by-row built (object-dtype) frame, default sort
+            fame = part["log10_hits"]
+            part = part.reset_index(drop=True).assign(log10_hits=fame.to_numpy(dtype=object))
+            part = part.sort_values("log10_hits", ascending=False).astype({"log10_hits": float})
+        else:
+            part = part.sort_values("log10_hits", ascending=False, kind="mergesort")
+        parts.append(part)
     matched = pd.concat(parts, ignore_index=True)
     matched["run_id"] = run_id
     means = matched.groupby("group", sort=False)["log10_hits"].mean() if n else pd.Series(dtype=float)
