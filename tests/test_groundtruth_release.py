@@ -257,3 +257,14 @@ def test_cli_check_and_import(imported, tmp_path, capsys):
     assert rl.main(["import", str(src), str(tmp_path / "out")]) == 0
     assert f"{len(w.authors)} authors" in capsys.readouterr().out
     assert len(load_tables(tmp_path / "out").authors) == len(w.authors)
+
+
+def test_derived_indicator_quirks_warn_and_load(world, tmp_path):
+    """A non-number in an indicator the release's scripts derived (e_index) is a warning naming the
+    rows, read as missing; the release still loads (issue 13: the paper's own files must load)."""
+    t = release_tables(world)
+    _edit("authors_stats.csv", "e_index", 2, "n/a")(t)
+    src = write_release(world, tmp_path, "reference", tables=t)
+    with pytest.warns(UserWarning, match=r"'e_index' \(derived\): 1 value\(s\) not a number.*data row 3 \('n/a'\)"):
+        w = rl.load_release(src)
+    assert len(w.authors) == len(world.authors)
