@@ -84,3 +84,5 @@ def test_faithful_balancing_stops_where_the_release_loops_forever():
         balance.balance_once(u, "intersectional")
     run = balance.balance_once(u, "intersectional", mode="corrected")   # nearest candidates, E too large: dropped
     assert run.stats["authors_per_group"] == 0
+    with pytest.raises(balance.BalanceError, match="all 2 runs stopped"), pytest.warns(UserWarning, match="left out"):
+        balance.balance(u, "intersectional", runs=2)

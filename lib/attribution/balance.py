@@ -30,7 +30,8 @@ sort. Which tied author sits first decides who is picked.
 
 ⚠ No candidate left: when the faithful fallback finds no surviving label ≥ start, the release's
 ``while idx not in index: idx += 1`` never ends. Faithful stops with :class:`BalanceError`
-saying so (not copied); corrected drops r (also when a group is exhausted).
+saying so (not copied); :func:`balance` then stops that run with a warning and leaves it out
+of the selection. Corrected drops r (also when a group is exhausted).
 
 Run selection: rank runs on five criteria (authors and quotes per group, mean fame: higher is
 better; fame range, RMS error: lower is better) with average ranks for ties, sum the ranks and
@@ -39,11 +40,13 @@ take the minimum; ties broken lexicographically on the criteria in that order.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from lib.attribution import dataset as ds
 
@@ -255,12 +258,16 @@ def select_best(run_stats: pd.DataFrame) -> int:
 
 @dataclass
 class Balanced:
-    """All runs of one dataset: per-run criteria with rank sums, the selected run and its authors."""
+    """All runs of one dataset: per-run criteria with rank sums, the selected run and its authors.
+
+    ``stopped``: {run_id: message} of the faithful runs stopped where the release loops forever
+    (:class:`BalanceError`); they have no criteria and take no part in the selection."""
 
     kind: str
     run_stats: pd.DataFrame
     best_run: int
     matched: pd.DataFrame
+    stopped: dict[int, str] = field(default_factory=dict)
 
     @property
     def best_stats(self) -> dict:
@@ -269,18 +276,30 @@ class Balanced:
 
 def balance(universe: pd.DataFrame, kind: ds.DatasetKind, *, runs: int = 100, seed: int = 0, lam: float = 1.0,
             mode: Mode = "faithful", lower_fame: float = LOWER_FAME_BOUND) -> Balanced:
-    """``runs`` seeded runs of :func:`balance_once` and the rank-sum selection (paper §4.2.2, A.5)."""
+    """``runs`` seeded runs of :func:`balance_once` and the rank-sum selection (paper §4.2.2, A.5).
+
+    A faithful run that reaches the release's endless loop is stopped: a warning with the
+    :class:`BalanceError` message, recorded in ``Balanced.stopped``, left out of the selection
+    (the release would hang there and make no dataset at all). If every run stops, BalanceError.
+    """
     if runs < 1:
         raise ValueError(f"balance: runs must be >= 1, got {runs}")
-    best_frames, stats = {}, []
-    for i in range(runs):
-        run = balance_once(universe, kind, run_id=i, seed=seed, lam=lam, mode=mode, lower_fame=lower_fame)
+    best_frames, stats, stopped = {}, [], {}
+    for i in tqdm(range(runs), desc=f"fame balancing {kind} ({mode})", leave=False, disable=runs < 20):
+        try:
+            run = balance_once(universe, kind, run_id=i, seed=seed, lam=lam, mode=mode, lower_fame=lower_fame)
+        except BalanceError as e:
+            stopped[i] = str(e)
+            warnings.warn(f"{e} Run {i} stopped and left out of the selection.", stacklevel=2)
+            continue
         stats.append(run.stats)
         best_frames[i] = run.matched
+    if not stats:
+        raise BalanceError(f"fame balancing ({kind}): all {runs} runs stopped; first: {next(iter(stopped.values()))}")
     run_stats = pd.DataFrame(stats)
     run_stats["rank_sum"] = sum(run_stats[c].rank(method="average", ascending=low) for c, low in CRITERIA)
     best = select_best(run_stats.drop(columns="rank_sum"))
-    return Balanced(kind, run_stats, best, best_frames[best])
+    return Balanced(kind, run_stats, best, best_frames[best], stopped)
 
 
 def dataset_stats(df: pd.DataFrame, kind: ds.DatasetKind) -> dict:

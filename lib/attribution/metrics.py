@@ -39,7 +39,8 @@ Z_CRIT = 1.96
 
 def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.DatasetKind,
                     dataset_name: str | None = None, matcher: AuthorMatcher | None = None,
-                    strict_names: bool = False, mode: Mode = "faithful") -> pd.DataFrame:
+                    strict_names: bool = False, mode: Mode = "faithful",
+                    universe: Literal["run", "dataset"] | None = None) -> pd.DataFrame:
     """Classify every reply against its quote's author and attach the author's demographics.
 
     ``dataset``: the AttriBench quote table the responses were made from (needs quote_id,
@@ -48,7 +49,8 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     (model, evidence) group (one release ``raw_outputs.csv``) from that group's authors in row
     order, so a run on a 300-matching subset knows only the subset's authors and ties follow
     the file order; ``mode="corrected"`` uses every author of ``dataset`` (order-free tie rule,
-    see :class:`AuthorMatcher`). ``dataset_name`` defaults to ``kind``. Raises if a
+    see :class:`AuthorMatcher`); ``universe`` ("run" / "dataset") overrides the mode's universe
+    alone (to measure that quirk by itself). ``dataset_name`` defaults to ``kind``. Raises if a
     column is missing, a quote_id is not in the dataset, or a (model, prompt_type, evidence,
     quote_id, generation) key repeats. Adds ``author_clean, race, gender, log10_hits,
     subgroup, outcome, correct, mentioned_any, mentioned_author, no_answer, accuracy,
@@ -78,13 +80,15 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     out["evidence"] = ev.astype(bool)
     out["dataset"] = dataset_name or kind
     out["subgroup"] = ds.subgroup_labels(out, kind)
+    universe = universe or ("run" if mode == "faithful" else "dataset")
+    if universe not in ("run", "dataset"):
+        raise ValueError(f"universe must be 'run' or 'dataset', got {universe!r}")
     if matcher is not None:
         out = classify_frame(out, matcher)
-    elif mode == "corrected":
-        out = classify_frame(out, AuthorMatcher(dataset["author_clean"].unique(), strict_names=strict_names,
-                                                mode="corrected"))
+    elif universe == "dataset":
+        out = classify_frame(out, AuthorMatcher(dataset["author_clean"].unique(), strict_names=strict_names, mode=mode))
     else:
-        parts = [classify_frame(g, AuthorMatcher(pd.unique(g["author_clean"]), strict_names=strict_names))
+        parts = [classify_frame(g, AuthorMatcher(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode))
                  for _, g in out.groupby(["model", "evidence"], sort=False)]
         out = pd.concat(parts).loc[out.index] if parts else classify_frame(out, AuthorMatcher([]))
     out["accuracy"] = out["correct"].astype(float)
@@ -96,7 +100,7 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
 
 
 def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False,
-                   mode: Mode = "faithful") -> pd.DataFrame:
+                   mode: Mode = "faithful", universe: Literal["run", "dataset"] | None = None) -> pd.DataFrame:
     """:func:`score_responses` per dataset, concatenated: the responses table's ``dataset`` column
     names the key of ``datasets`` (``intersectional`` / ``multirace``; a name containing
     "multirace" is scored as that kind). Each dataset's own authors form its matcher universe."""
@@ -107,7 +111,7 @@ def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *
         raise ValueError(f"score_datasets: responses name dataset(s) {unknown}, expected some of {sorted(datasets)}")
     parts = [score_responses(responses[responses["dataset"] == name].drop(columns="dataset"), df,
                              kind="multirace" if "multirace" in name else "intersectional", dataset_name=name,
-                             strict_names=strict_names, mode=mode)
+                             strict_names=strict_names, mode=mode, universe=universe)
              for name, df in datasets.items() if (responses["dataset"] == name).any()]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
