@@ -151,3 +151,27 @@ def test_offline_message(tmp_path, monkeypatch):
 def test_release_table_matches_the_spec():
     assert [f.rows for f in dl.FILES] == [7964, 7656, 1200, 1200, None]
     assert sum(f.chars for f in dl.FILES) == 1_602_578 + 1_523_454 + 240_914 + 236_117 + 739_693
+
+
+# --- the released files' own quirks (issue 13) -----------------------------------------------------
+RELEASE_EXCERPT = ds.paths.ROOT / "tests" / "data" / "golden" / "attribution" / "release" / "intersectional_300_excerpt.csv"
+
+
+def test_released_quote_words_quirk_loads_with_a_warning_naming_the_row():
+    """Rows 1096-1102 of the real intersectional 300-matchings file: its row 1099 has quote_words 13
+    for a 12-token quote. The file loads as released and the row is reported."""
+    with pytest.warns(ds.AttriBenchQuirkWarning, match=r"'quote_words': 1 row\(s\).*row 4 \('13 vs 12 counted'\)"):
+        df = ds.load_quotes(RELEASE_EXCERPT)
+    assert len(df) == 7 and df.loc[3, "quote_id"] == "jstet_324980" and df.loc[3, "quote_words"] == 13
+
+
+def test_release_verification_accepts_the_quirk_and_reports_it():
+    data = RELEASE_EXCERPT.read_bytes()
+    spec = dl.ReleasedFile("datasets/intersectional_300_excerpt.csv", len(data.decode()), 7, "quotes")
+    v = dl.check_bytes(data, spec)
+    assert len(v.sha256) == 64 and len(v.warnings) == 1 and "jstet" not in v.warnings[0] and "row 4" in v.warnings[0]
+    crlf = data.replace(b"\n", b"\r\n")                    # a copy whose line ends were converted
+    v2 = dl.check_bytes(crlf, spec)
+    assert any("line ends differ" in w for w in v2.warnings)
+    with pytest.raises(dl.DownloadError, match="differs from the one recorded"):
+        dl.check_bytes(data, spec, recorded_sha="0" * 64)
