@@ -175,10 +175,3 @@ def test_release_verification_accepts_the_quirk_and_reports_it():
     assert any("line ends differ" in w for w in v2.warnings)
     with pytest.raises(dl.DownloadError, match="differs from the one recorded"):
         dl.check_bytes(data, spec, recorded_sha="0" * 64)
-
-
-def test_released_multirace_quirk_row_loads_with_a_warning():
-    p = RELEASE_EXCERPT.with_name("multirace_300_excerpt.csv")
-    with pytest.warns(ds.AttriBenchQuirkWarning, match=r"row 2 \('13 vs 12 counted'\)"):
-        df = ds.load_quotes(p)
-    assert df["race"].tolist() == ["black", "white", "asian"]
