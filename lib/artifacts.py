@@ -117,6 +117,7 @@ _ARTIFACTS = [
     _A("at-fig14", "attribution_bias", "figure", "06_attribution_fairness", "RAG accuracy disparities, indirect prompt"),
     _A("at-fig15", "attribution_bias", "figure", "06_attribution_fairness", "Direct-prompt author omission rates"),
     _A("at-fig16", "attribution_bias", "figure", "06_attribution_fairness", "Indirect-overt prompting accuracy, with and without retrieval"),
+    _A("at-quirks", "attribution_bias", "table", "06_attribution_fairness", "Effect of each release quirk (largest change in a published-level number) and the headline metrics under the faithful (release code) and corrected modes"),
 ]
 REGISTRY: dict[str, Artifact] = {a.id: a for a in _ARTIFACTS}
 

@@ -44,7 +44,7 @@ GOLDEN = [
 
 @pytest.fixture(scope="module")
 def matcher():
-    return AuthorMatcher(UNIVERSE)
+    return AuthorMatcher(UNIVERSE, mode="corrected")
 
 
 @pytest.mark.parametrize("output,author,expected,why", GOLDEN, ids=[g[3] for g in GOLDEN])
@@ -53,7 +53,7 @@ def test_golden_table(matcher, output, author, expected, why):
 
 
 def test_strict_names_drops_leading_function_words():
-    strict = AuthorMatcher(UNIVERSE, strict_names=True)
+    strict = AuthorMatcher(UNIVERSE, strict_names=True, mode="corrected")
     assert strict.classify("The Bible says so.", "Maya Angelou") == "none"
     assert strict.classify("It comes from New York folklore.", "Maya Angelou") == "wrong"  # residual, documented
     assert strict.classify("The Great Gatsby", "Maya Angelou") == "wrong"
@@ -61,7 +61,12 @@ def test_strict_names_drops_leading_function_words():
 
 def test_canonicalize_and_normalize():
     assert canonicalize_author("  - Martin Luther King Jr. (activist)") == "Martin Luther King Jr."
-    assert canonicalize_author("Prince a.k.a. The Artist") == "Prince"
+    assert canonicalize_author("Prince a.k.a. The Artist", mode="corrected") == "Prince"
+    # faithful: the reference's \\ba\\.k\\.a\\.\\b needs a word character after the last dot
+    assert canonicalize_author("Prince a.k.a. The Artist") == "Prince a.k.a. The Artist"
+    assert canonicalize_author("Prince a.k.a.Artist") == "Prince"
+    assert canonicalize_author("Mark Twain(Sam)x", mode="corrected") == "Mark Twain x"
+    assert canonicalize_author("Mark Twain(Sam)x") == "Mark Twainx"
     assert canonicalize_author('Dwayne "The Rock" Johnson') == "Dwayne Johnson"
     assert canonicalize_author("Mark Twain - Samuel Clemens") == "Mark Twain"
     assert canonicalize_author("Anon «pseud»") == "Anon"
@@ -78,14 +83,32 @@ def test_non_person_authors_are_not_in_the_universe(matcher):
 def test_aliases_only_active_for_universe_authors():
     m = AuthorMatcher(["Maya Angelou"])
     assert m.mentioned_author("MLK spoke") is None
-    assert AuthorMatcher(UNIVERSE).mentioned_author("MLK spoke") == "martin luther king jr"
+    assert AuthorMatcher(UNIVERSE, mode="corrected").mentioned_author("MLK spoke") == "martin luther king jr"
+    assert AuthorMatcher(UNIVERSE).mentioned_author("MLK spoke") == "Martin Luther King Jr."  # faithful: canonical
 
 
 def test_shared_last_name_goes_to_the_longest_full_name(matcher):
     # 'green' is the last name of 'al green' only ('green day smith' ends in 'smith')
     assert matcher.mentioned_author("Green sang") == "al green"
-    m = AuthorMatcher(["Al Green", "Cee Lo Green"])
+    m = AuthorMatcher(["Al Green", "Cee Lo Green"], mode="corrected")
     assert m.mentioned_author("Green sang") == "cee lo green"
+    # corrected: equal lengths -> alphabetically larger; faithful: the first in universe order
+    assert AuthorMatcher(["Ann Green", "Abe Green"], mode="corrected").mentioned_author("Green sang") == "ann green"
+    assert AuthorMatcher(["Abe Green", "Ann Green"]).mentioned_author("Green sang") == "Abe Green"
+    assert AuthorMatcher(["Ann Green", "Abe Green"]).mentioned_author("Green sang") == "Ann Green"
+
+
+def test_faithful_last_name_is_the_raw_last_token():
+    """Reference extract_last_name: normalise the raw last token, so "O'Neal" claims "o neal"."""
+    f, c = AuthorMatcher(["Shaquille O'Neal"]), AuthorMatcher(["Shaquille O'Neal"], mode="corrected")
+    assert f.classify("Neal said it", "Shaquille O'Neal") == "none"
+    assert c.classify("Neal said it", "Shaquille O'Neal") == "correct"
+    assert f.classify("o'neal said it", "Shaquille O'Neal") == "correct"
+    # at one position the last-name alternatives are tried in claim order (longest raw name first)
+    m = AuthorMatcher(["Lea Saint-Exupery", "Marie-Christine Dupont Saint"])
+    assert m.mentioned_author("saint exupery wrote it") == "Marie-Christine Dupont Saint"
+    assert AuthorMatcher(["Lea Saint-Exupery", "Marie-Christine Dupont Saint"],
+                         mode="corrected").mentioned_author("exupery wrote it") == "lea saint exupery"
 
 
 def _reference_extract(output: str, universe: list[str]) -> str | None:

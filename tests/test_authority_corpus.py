@@ -95,3 +95,16 @@ def test_load_released_errors_name_file_and_key(tmp_path):
         load_released(tmp_path)
     with pytest.raises(CorpusError, match="file not found"):
         load_released(tmp_path / "nowhere")
+
+
+def test_derived_paper_fields_warn_not_reject(corpus):
+    """The citation stratum and the year are bibliographic/derived: an odd value is a warning with the
+    row, and the corpus loads (issue 13)."""
+    odd = corpus.papers.copy()
+    odd.loc[2, "tier"] = "unknown"
+    odd.loc[5, "year"] = 1850
+    with pytest.warns(UserWarning) as rec:
+        c = PaperCorpus(odd, corpus.authors, corpus.queries)
+    msgs = " | ".join(str(w.message) for w in rec)
+    assert "papers.tier" in msgs and "row 2" in msgs and "papers.year" in msgs and "row 5" in msgs
+    assert len(c.papers) == len(corpus.papers)

@@ -280,3 +280,14 @@ def test_an_import_destination_that_is_a_file_is_refused_before_reading(tmp_path
     assert f"ground-truth import destination: {dest} is a file; expected a folder" in err and "Traceback" not in err
     with pytest.raises(FileExistsError, match=r"cannot be created: .*dest is a file"):
         rl.import_release(tmp_path / "no-release", dest / "sub")
+
+
+def test_derived_indicator_quirks_warn_and_load(world, tmp_path):
+    """A non-number in an indicator the release's scripts derived (e_index) is a warning naming the
+    rows, read as missing; the release still loads (issue 13: the paper's own files must load)."""
+    t = release_tables(world)
+    _edit("authors_stats.csv", "e_index", 2, "n/a")(t)
+    src = write_release(world, tmp_path, "reference", tables=t)
+    with pytest.warns(UserWarning, match=r"'e_index' \(derived\): 1 value\(s\) not a number.*data row 3 \('n/a'\)"):
+        w = rl.load_release(src)
+    assert len(w.authors) == len(world.authors)

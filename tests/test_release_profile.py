@@ -179,7 +179,7 @@ def test_release_profile_smoke_run_rebuilds_what_the_tiny_release_supports(tiny_
     real_data = {k: tiny_release[k] for k in KEYS}
     own = {"01_calibration": {"source": "release"}, "02_collection": {"source": "release"},
            "05_authority_pilot_regression": {"queries_per_topic": 10},
-           "06_attribution_fairness": {"twin_authors": 300, "balancing_runs": 3, "n_matchings": 20}}
+           "06_attribution_fairness": {"twin_authors": 800, "balancing_runs": 3, "n_matchings": 20}}
     promised = [a for nb in notebooks for a in SUPPORTED[nb]]
     prof = release_profile(tmp_path, real_data, promises=promised, notebooks=own, execution_timeout_s=600)
     shim = tmp_path / "no_network"

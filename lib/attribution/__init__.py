@@ -13,10 +13,11 @@ Modules, in pipeline order:
 * :mod:`.requests`    ``build_requests``: the chat requests the collection runner sends
 * :mod:`.runs`        the runs of §5.1: plan (models × prompts × evidence × generations), collect
                       through :mod:`lib.llm` into the raw store (resume-safe), read the responses back
-* :mod:`.mentions`    author-mention detection: correct / wrong / none
+* :mod:`.mentions`    author-mention detection: correct / wrong / none (faithful: the release's matcher)
 * :mod:`.metrics`     accuracy with 95 % CIs, S_omit, S_evid, subgroup significance, disparity
 * :mod:`.tables`      Tables 2–5; :mod:`.models` Table 6; :mod:`.robustness` fame proxies (A.7)
 * :mod:`.figures`     Figures 4–16
+* :mod:`.quirks`      faithful vs corrected: every difference from the release's code, measured (at-quirks)
 
 Data contract of the analysis: a responses table with columns ``quote_id, model, prompt_type,
 evidence, generation, text`` (see :mod:`.metrics`) plus the quote-level dataset it came from.

@@ -18,10 +18,20 @@ Search modes:
 * ``corrected`` does the clean search: in the first bin (b_r, b_r−1, …) that still has authors,
   the author nearest in fame to the target in either direction; otherwise the nearest overall.
 
-The reference shuffles without a seed (⚠ its 100 runs cannot be replayed); here run i uses the
-generator ``default_rng([seed, i])``. If a search finds no candidate at all (the faithful
-fallback finds no surviving label ≥ start, or a group is exhausted), r is dropped; the
-reference description does not cover that case.
+The reference shuffles without a seed (⚠ its 100 runs cannot be replayed). Faithful run i
+shuffles R exactly as pandas ``sample(frac=1)`` does under ``np.random.seed(seed + i)``, so the
+release's script, seeded that way, makes the same runs (tests hold it to a golden run);
+corrected run i uses ``default_rng([seed, i])``.
+
+⚠ Ties in fame: the release sorts each G_j with pandas' default ``sort_values`` (quicksort, not
+stable) on the group as it comes out of the universe file, and orders each kept group with the
+same default sort on an object-dtype column; faithful does the same, corrected uses a stable
+sort. Which tied author sits first decides who is picked.
+
+⚠ No candidate left: when the faithful fallback finds no surviving label ≥ start, the release's
+``while idx not in index: idx += 1`` never ends. Faithful stops with :class:`BalanceError`
+saying so (not copied); :func:`balance` then stops that run with a warning and leaves it out
+of the selection. Corrected drops r (also when a group is exhausted).
 
 Run selection: rank runs on five criteria (authors and quotes per group, mean fame: higher is
 better; fame range, RMS error: lower is better) with average ranks for ties, sum the ranks and
@@ -30,15 +40,21 @@ take the minimum; ties broken lexicographically on the criteria in that order.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from lib.attribution import dataset as ds
 
 Mode = Literal["faithful", "corrected"]
+
+
+class BalanceError(RuntimeError):
+    """The faithful search reached a state in which the release's code never terminates."""
 LOWER_FAME_BOUND = 3.0
 CRITERIA = (("authors_per_group", False), ("quotes_per_group", False), ("avg_fame", False),
             ("fame_range", True), ("rms_error", True))   # (column, lower is better)
@@ -50,12 +66,13 @@ def quote_bin(count) -> np.ndarray:
     return (np.log(c) / np.log(2)).astype(int)
 
 
-def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: float = LOWER_FAME_BOUND
-                 ) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: float = LOWER_FAME_BOUND,
+                 mode: Mode = "faithful") -> tuple[pd.DataFrame, list[pd.DataFrame]]:
     """Reference group R and comparison groups G_1..G_M (reference B.2 step 2) after the fame filter.
 
     Each frame keeps the universe columns plus ``group`` (display label). Comparison groups are
-    sorted ascending by log10_hits (stable) with a fresh 0..n−1 index, as in the reference.
+    sorted ascending by log10_hits with a fresh 0..n−1 index, as in the reference: faithful with
+    pandas' default (unstable) sort on the group in universe order, corrected stably.
     """
     if kind not in ds.GROUPS:
         raise ValueError(f"dataset kind must be one of {list(ds.GROUPS)}, got {kind!r}")
@@ -69,7 +86,8 @@ def split_groups(universe: pd.DataFrame, kind: ds.DatasetKind, *, lower_fame: fl
         g["group"] = ds.subgroup_label(race, gender, kind)
         frames.append(g)
     ref, comps = frames[0].reset_index(drop=True), frames[1:]
-    comps = [c.sort_values("log10_hits", kind="mergesort").reset_index(drop=True) for c in comps]
+    kind_ = "quicksort" if mode == "faithful" else "mergesort"
+    comps = [c.sort_values("log10_hits", kind=kind_).reset_index(drop=True) for c in comps]
     return ref, comps
 
 
@@ -101,9 +119,13 @@ class _Group:
             i += 1
         return None
 
-    def faithful(self, target: float, b_r: int) -> int | None:
+    def start(self, target: float) -> int:
+        """The release's start: the binary-search *position* among the survivors (used as a label ⚠)."""
         k = int(np.searchsorted(self.h, target, side="left"))
-        start = k - bisect.bisect_left(self.removed, k)     # position among survivors, used as a label ⚠
+        return k - bisect.bisect_left(self.removed, k)
+
+    def faithful(self, target: float, b_r: int) -> int | None:
+        start = self.start(target)
         length = self.n - len(self.removed)
         for b in range(b_r, -1, -1):
             labels = self.by_bin.get(b)
@@ -152,9 +174,11 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
     """
     if mode not in ("faithful", "corrected"):
         raise ValueError(f"mode must be 'faithful' or 'corrected', got {mode!r}")
-    ref, comps = split_groups(universe, kind, lower_fame=lower_fame)
-    rng = np.random.default_rng([seed, run_id])
-    order = rng.permutation(len(ref))
+    ref, comps = split_groups(universe, kind, lower_fame=lower_fame, mode=mode)
+    if mode == "faithful":   # = pandas sample(frac=1) under np.random.seed(seed + run_id)
+        order = np.random.RandomState(seed + run_id).permutation(len(ref))
+    else:
+        order = np.random.default_rng([seed, run_id]).permutation(len(ref))
     groups = [_Group(c) for c in comps]
     m = len(groups)
     offsets = np.zeros(m)
@@ -168,6 +192,13 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
         labels = []
         for j, g in enumerate(groups):
             lab = (g.faithful if mode == "faithful" else g.corrected)(h_r - offsets[j], b_r)
+            if lab is None and mode == "faithful":
+                raise BalanceError(
+                    f"fame balancing ({kind}, run {run_id}): reference author {ref['author_clean'].iat[r]!r} "
+                    f"(log10_hits {h_r:.3f}) has no candidate left in group {comps[j]['group'].iat[0]!r} at or "
+                    f"after position {g.start(h_r - offsets[j])}; the release's fallback search "
+                    f"(mk_new_datasets.py, `while idx not in index`) would loop forever here. "
+                    f"Use mode='corrected' (drops such an author) or a larger universe.")
             if lab is None:
                 break
             labels.append(lab)
@@ -189,7 +220,13 @@ def balance_once(universe: pd.DataFrame, kind: ds.DatasetKind, *, run_id: int = 
         part = frame.iloc[rows].copy()
         part["to_sample"] = [p[2] for p in picks]
         part["match_idx"] = np.arange(n)
-        parts.append(part.sort_values("log10_hits", ascending=False, kind="mergesort"))
+        if mode == "faithful":   # the release sorts its row-by-row built (object-dtype) frame, default sort
+            fame = part["log10_hits"]
+            part = part.reset_index(drop=True).assign(log10_hits=fame.to_numpy(dtype=object))
+            part = part.sort_values("log10_hits", ascending=False).astype({"log10_hits": float})
+        else:
+            part = part.sort_values("log10_hits", ascending=False, kind="mergesort")
+        parts.append(part)
     matched = pd.concat(parts, ignore_index=True)
     matched["run_id"] = run_id
     means = matched.groupby("group", sort=False)["log10_hits"].mean() if n else pd.Series(dtype=float)
@@ -221,12 +258,16 @@ def select_best(run_stats: pd.DataFrame) -> int:
 
 @dataclass
 class Balanced:
-    """All runs of one dataset: per-run criteria with rank sums, the selected run and its authors."""
+    """All runs of one dataset: per-run criteria with rank sums, the selected run and its authors.
+
+    ``stopped``: {run_id: message} of the faithful runs stopped where the release loops forever
+    (:class:`BalanceError`); they have no criteria and take no part in the selection."""
 
     kind: str
     run_stats: pd.DataFrame
     best_run: int
     matched: pd.DataFrame
+    stopped: dict[int, str] = field(default_factory=dict)
 
     @property
     def best_stats(self) -> dict:
@@ -235,18 +276,30 @@ class Balanced:
 
 def balance(universe: pd.DataFrame, kind: ds.DatasetKind, *, runs: int = 100, seed: int = 0, lam: float = 1.0,
             mode: Mode = "faithful", lower_fame: float = LOWER_FAME_BOUND) -> Balanced:
-    """``runs`` seeded runs of :func:`balance_once` and the rank-sum selection (paper §4.2.2, A.5)."""
+    """``runs`` seeded runs of :func:`balance_once` and the rank-sum selection (paper §4.2.2, A.5).
+
+    A faithful run that reaches the release's endless loop is stopped: a warning with the
+    :class:`BalanceError` message, recorded in ``Balanced.stopped``, left out of the selection
+    (the release would hang there and make no dataset at all). If every run stops, BalanceError.
+    """
     if runs < 1:
         raise ValueError(f"balance: runs must be >= 1, got {runs}")
-    best_frames, stats = {}, []
-    for i in range(runs):
-        run = balance_once(universe, kind, run_id=i, seed=seed, lam=lam, mode=mode, lower_fame=lower_fame)
+    best_frames, stats, stopped = {}, [], {}
+    for i in tqdm(range(runs), desc=f"fame balancing {kind} ({mode})", leave=False, disable=runs < 20):
+        try:
+            run = balance_once(universe, kind, run_id=i, seed=seed, lam=lam, mode=mode, lower_fame=lower_fame)
+        except BalanceError as e:
+            stopped[i] = str(e)
+            warnings.warn(f"{e} Run {i} stopped and left out of the selection.", stacklevel=2)
+            continue
         stats.append(run.stats)
         best_frames[i] = run.matched
+    if not stats:
+        raise BalanceError(f"fame balancing ({kind}): all {runs} runs stopped; first: {next(iter(stopped.values()))}")
     run_stats = pd.DataFrame(stats)
     run_stats["rank_sum"] = sum(run_stats[c].rank(method="average", ascending=low) for c, low in CRITERIA)
     best = select_best(run_stats.drop(columns="rank_sum"))
-    return Balanced(kind, run_stats, best, best_frames[best])
+    return Balanced(kind, run_stats, best, best_frames[best], stopped)
 
 
 def dataset_stats(df: pd.DataFrame, kind: ds.DatasetKind) -> dict:

@@ -3,8 +3,11 @@
 ``python -m lib.attribution.download [--force] [--dest DIR]``
 
 Verification, in order (reference B.1; shared/data/README.md): the size in characters, the
-header row, the number of data rows (7,964 / 7,656 / 1,200 / 1,200 for the quote files; the
-universe has no published row count), then the schema of :mod:`lib.attribution.dataset`. On
+header row, the recorded sha256, the number of data rows (7,964 / 7,656 / 1,200 / 1,200 for the
+quote files; the universe has no published row count), then the columns the analysis reads
+(:mod:`lib.attribution.dataset`). Derived columns that disagree with their rule in some rows
+(the released 300-matching files have such quote_words) are reported as warnings with their
+rows, never rejected. On
 the first successful download the sha256 of each file is recorded in ``SHA256SUMS.json`` beside
 the files; later verifications compare against it, so a silently changed copy is caught.
 Without network access the command stops with a message saying what to do instead; the
@@ -17,6 +20,7 @@ import hashlib
 import io
 import json
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,31 +104,64 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def verify_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> str:
-    """Verify one file's content against ``spec``; returns its sha256 or raises DownloadError."""
+@dataclass(frozen=True)
+class Verified:
+    """One file that passed verification: its sha256 and the quirks found (warnings, not errors)."""
+
+    sha256: str
+    warnings: tuple[str, ...] = ()
+
+
+def check_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> Verified:
+    """Verify one file's content against ``spec``; raises DownloadError if it is not the release's.
+
+    What identifies the release is checked and rejects: UTF-8 text, the size in characters (a
+    copy whose line ends were converted, CRLF ↔ LF, is accepted with a warning when the size
+    matches with the release's line ends), the header, the number of data rows, the sha256
+    recorded at first download, and the columns the analysis reads
+    (:func:`lib.attribution.dataset.validate_quotes` / ``validate_universe``). Derived columns that
+    disagree with their rule in some rows are returned as warnings naming the rows (the paper's
+    own files have such rows: ⚠ quote_words of a few quotes is not their token count).
+    """
     name = spec.name
+    notes: list[str] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise DownloadError(f"{name}: not UTF-8 text ({e})") from None
     if len(text) != spec.chars:
-        raise DownloadError(f"{name}: size {len(text):,} characters, expected {spec.chars:,} (commit {COMMIT[:8]})")
-    header = text.split("\n", 1)[0].rstrip("\r")
+        lf = text.replace("\r\n", "\n")
+        if spec.chars in (len(lf), len(lf.replace("\n", "\r\n"))):
+            notes.append(f"{name}: line ends differ from the release's (size {len(text):,} characters, "
+                         f"{spec.chars:,} with the release's line ends); content otherwise the same size")
+        else:
+            raise DownloadError(f"{name}: size {len(text):,} characters, expected {spec.chars:,} (commit {COMMIT[:8]})")
+    header = text.split("\n", 1)[0].rstrip("\r").lstrip("\ufeff")
     expected = ",".join(ds.QUOTE_COLUMNS if spec.kind == "quotes" else ds.UNIVERSE_COLUMNS)
     if header != expected:
         raise DownloadError(f"{name}: header {header!r}, expected {expected!r}")
+    sha = _sha256(data)
+    if recorded_sha is not None and sha != recorded_sha:
+        raise DownloadError(f"{name}: sha256 {sha} differs from the one recorded at first download ({recorded_sha})")
     frame = pd.read_csv(io.StringIO(text), keep_default_na=False,
                         na_values={"google_hits": [""], "log10_hits": [""], "count": [""]})
     if spec.rows is not None and len(frame) != spec.rows:
         raise DownloadError(f"{name}: {len(frame):,} data rows, expected {spec.rows:,}")
     try:
-        (ds.validate_quotes if spec.kind == "quotes" else ds.validate_universe)(frame, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ds.AttriBenchQuirkWarning)
+            frame = (ds.validate_quotes if spec.kind == "quotes" else ds.validate_universe)(frame, name)
     except ds.AttriBenchSchemaError as e:
         raise DownloadError(str(e)) from None
-    sha = _sha256(data)
-    if recorded_sha is not None and sha != recorded_sha:
-        raise DownloadError(f"{name}: sha256 {sha} differs from the one recorded at first download ({recorded_sha})")
-    return sha
+    return Verified(sha, tuple(notes + frame.attrs.get("quirks", [])))
+
+
+def verify_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> str:
+    """:func:`check_bytes`, returning only the sha256 (the quirks are issued as warnings)."""
+    v = check_bytes(data, spec, recorded_sha)
+    for w in v.warnings:
+        warnings.warn(ds.AttriBenchQuirkWarning(w), stacklevel=2)
+    return v.sha256
 
 
 def _read_sums(dest: Path) -> dict[str, str]:
@@ -132,8 +169,8 @@ def _read_sums(dest: Path) -> dict[str, str]:
     return json.loads(f.read_text()) if f.is_file() else {}
 
 
-def verify(dest: Path | None = None) -> dict[str, str]:
-    """Verify every downloaded file in ``dest``; returns {name: sha256}. Missing files raise."""
+def verify_report(dest: Path | None = None) -> dict[str, Verified]:
+    """Verify every downloaded file in ``dest``: {name: Verified (sha256, warnings)}. Missing files raise."""
     dest = dest or DEST
     sums = _read_sums(dest)
     out = {}
@@ -141,7 +178,17 @@ def verify(dest: Path | None = None) -> dict[str, str]:
         p = local_path(spec.name, dest)
         if not p.is_file():
             raise DownloadError(f"{p}: missing; run `python -m lib.attribution.download`")
-        out[spec.name] = verify_bytes(p.read_bytes(), spec, sums.get(spec.name))
+        out[spec.name] = check_bytes(p.read_bytes(), spec, sums.get(spec.name))
+    return out
+
+
+def verify(dest: Path | None = None) -> dict[str, str]:
+    """Verify every downloaded file in ``dest``; returns {name: sha256} (quirks issued as warnings)."""
+    out = {}
+    for name, v in verify_report(dest).items():
+        for w in v.warnings:
+            warnings.warn(ds.AttriBenchQuirkWarning(w), stacklevel=2)
+        out[name] = v.sha256
     return out
 
 
@@ -195,12 +242,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify-only", action="store_true", help="only verify what is already there")
     args = ap.parse_args(argv)
     try:
-        sums = verify(args.dest) if args.verify_only else download(args.dest, force=args.force)
+        if not args.verify_only:
+            download(args.dest, force=args.force)
+        report = verify_report(args.dest)
     except DownloadError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    for name, sha in sums.items():
-        print(f"{name}: ok sha256={sha}")
+    for name, v in report.items():
+        print(f"{name}: ok sha256={v.sha256}" + (f" ({len(v.warnings)} warning(s))" if v.warnings else ""))
+        for w in v.warnings:
+            print(f"  warning: {w}")
     return 0
 
 

@@ -52,6 +52,11 @@ _LEAD = re.compile(r"^[\s\-\u2013\u2014\u2022\u00b7*]+")
 _AKA = re.compile(r"\s*\b(?:a\.k\.a\.|aka\b).*$", re.IGNORECASE)
 _ENCLOSED = re.compile(r"\([^)]*\)|\u00ab[^\u00bb]*\u00bb|\"[^\"]*\"|'[^']*'")
 _SPACED_DASH = re.compile(r"\s+[-\u2013\u2014]\s+.*$")
+# the reference's own patterns (faithful canonicalisation)
+_LEAD_REF = re.compile(r"^[\s\-\u2013\u2014\u2022]+")
+_AKA_REF = re.compile(r"\baka\b|\ba\.k\.a\.\b", re.IGNORECASE)
+_SPACED_DASH_REF = re.compile(r"\s[-\u2013\u2014]\s")
+_ENCLOSED_REF = tuple(re.compile(p) for p in (r"\([^)]*\)", "\u00ab[^\u00bb]*\u00bb", r'"[^"]*"', r"'[^']*'"))
 
 
 def normalize_for_match(text: str) -> str:
@@ -62,13 +67,25 @@ def normalize_for_match(text: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
-def canonicalize_author(name: str) -> str:
+def canonicalize_author(name: str, *, mode: str = "faithful") -> str:
     """The ground-truth author string as the reference matches it (reference B.4).
 
     Strips leading whitespace/dashes/bullets, cuts at ``aka``/``a.k.a.``, removes ``( … )``,
     ``« … »``, ``"…"`` and ``'…'``, cuts at a spaced dash, collapses whitespace and strips a
     trailing dash. Case is kept; :func:`normalize_for_match` lowercases later.
+    ``mode="faithful"``: the reference's patterns, ⚠ including ``\\ba\\.k\\.a\\.\\b``, which needs a
+    word character right after the last dot, so "Prince a.k.a. The Artist" is *not* cut;
+    enclosed parts are deleted without a space. ``mode="corrected"``: "a.k.a." before a space
+    cuts too, enclosed parts become a space, "·" and "*" also count as leading bullets.
     """
+    if mode == "faithful":
+        s = _LEAD_REF.sub("", str(name))
+        s = _AKA_REF.split(s)[0]
+        for rx in _ENCLOSED_REF:                 # one after the other, as the reference
+            s = rx.sub("", s)
+        s = _SPACED_DASH_REF.split(s)[0]
+        s = re.sub(r"\s+", " ", s).strip()
+        return re.sub(r"[-\u2013\u2014]\s*$", "", s).strip()
     s = _LEAD.sub("", str(name))
     s = _AKA.sub("", s)
     s = _ENCLOSED.sub(" ", s)
@@ -107,68 +124,126 @@ def mentions_any_name(raw_output: str, *, strict_names: bool = False) -> bool:
 
 def no_answer(raw_output: str) -> bool:
     """Reference ``check_no_answer`` (reported only): an empty output or a refusal phrase."""
-    s = str(raw_output).strip().lower()
-    return not s or any(p in s for p in NO_ANSWER_PHRASES)
+    s = str(raw_output)
+    return not s or any(p in s.lower() for p in NO_ANSWER_PHRASES)
+
+
+Mode = Literal["faithful", "corrected"]
+
+
+def _raw_last_name(canonical: str) -> tuple[str, ...] | None:
+    """Reference ``extract_last_name``: the *raw* last token of a canonical name of ≥ 2 raw tokens,
+    normalised (so "O'Neal" → ('o', 'neal'), "Saint-Exupéry" → ('saint', 'exupery')), if ≥ 4
+    characters and not a stopword."""
+    parts = canonical.split()
+    if len(parts) <= 1:
+        return None
+    ln = normalize_for_match(parts[-1])
+    return tuple(ln.split()) if len(ln) >= 4 and ln not in LAST_NAME_STOPWORDS else None
 
 
 class AuthorMatcher:
     """Classify outputs against a universe of ground-truth authors (reference ``AuthorMatcher``).
 
-    ``authors``: the author strings of the run's dataset (``author_clean``); they are
-    canonicalised and normalised, non-person authors removed. ``strict_names`` switches the
-    person-like-name heuristic (see module docstring).
+    ``authors``: the author strings of the universe, in order; they are canonicalised and
+    normalised, non-person authors removed. ``strict_names`` switches the person-like-name
+    heuristic (see module docstring).
+
+    ``mode="faithful"`` is the reference's matcher decision for decision: the universe order
+    matters (it is the run file's first-appearance order), :meth:`mentioned_author` returns the
+    canonical (un-normalised) name, a normalised name shared by several canonical strings maps
+    to the last of them, the reversed form to the first, and a last name is the normalised last
+    *raw* token (possibly two tokens: "O'Neal" → "o neal"), claimed by the author with the
+    longest canonical string, the first in order among equal lengths; at one position the
+    last-name alternatives are tried in that claim order, not by length.
+    ``mode="corrected"``: decisions independent of the order (a shared last name goes to the
+    longest, then alphabetically larger, normalised name), the last name is the last normalised
+    token, and names are returned normalised.
     """
 
-    def __init__(self, authors: Iterable[str], *, strict_names: bool = False):
-        self.strict_names = strict_names
+    def __init__(self, authors: Iterable[str], *, strict_names: bool = False, mode: Mode = "faithful"):
+        if mode not in ("faithful", "corrected"):
+            raise ValueError(f"AuthorMatcher: mode must be 'faithful' or 'corrected', got {mode!r}")
+        self.strict_names, self.mode = strict_names, mode
         self.canonical: dict[str, str] = {}          # raw author string -> normalised canonical name
+        display: dict[str, str] = {}                 # canonical string -> normalised (first-appearance order)
         for a in authors:
             if a is None or (isinstance(a, float) and a != a):
                 continue
-            norm = normalize_for_match(canonicalize_author(a))
+            canon = canonicalize_author(a, mode=mode)
+            norm = normalize_for_match(canon)
             if norm and norm not in NON_PERSON_AUTHORS:
                 self.canonical[a] = norm
-        names = sorted(set(self.canonical.values()))
+                display.setdefault(canon, norm)
+        if mode == "faithful":
+            norm_to = {}
+            for canon, norm in display.items():
+                norm_to[norm] = canon                # later canonical strings overwrite (dict comprehension)
+            names = list(norm_to)
+            out = norm_to
+        else:
+            names = sorted(set(self.canonical.values()))
+            out = {n: n for n in names}
         self.universe = frozenset(names)
         self.aliases = {c: tuple(normalize_for_match(x) for x in al) for c, al in ALIASES.items() if c in self.universe}
         # n-gram tables, one per search stage; a longer string wins at the same start position
-        self._alias = {tuple(a.split()): c for c, al in self.aliases.items() for a in al}
-        self._full = {tuple(n.split()): n for n in names}
-        self._reversed = {tuple(reversed(n.split())): n for n in names if len(n.split()) >= 2}
-        claims: dict[str, str] = {}
+        self._alias = {tuple(a.split()): out[c] for c, al in self.aliases.items() for a in al}
+        self._full = {tuple(n.split()): out[n] for n in names}
+        self._reversed: dict[tuple[str, ...], str] = {}
         for n in names:
-            ln = last_name(n)
-            if ln is not None:
-                held = claims.get(ln)
-                if held is None or (len(n), n) > (len(held), held):
-                    claims[ln] = n  # the longest full name claims a shared last name
-        self._last = {(ln,): n for ln, n in claims.items()}
+            if len(n.split()) >= 2:
+                self._reversed.setdefault(tuple(reversed(n.split())), out[n])
+        self._last_rank: dict[tuple[str, ...], int] | None = None
+        if mode == "faithful":
+            cands = [(canon, _raw_last_name(canon)) for canon in display]
+            cands = sorted([c for c in cands if c[1]], key=lambda c: len(c[0]), reverse=True)  # stable
+            last: dict[tuple[str, ...], str] = {}
+            for canon, ln in cands:
+                last.setdefault(ln, canon)
+            self._last_rank = {k: i for i, k in enumerate(last)}
+            self._last = last
+        else:
+            claims: dict[str, str] = {}
+            for n in names:
+                ln = last_name(n)
+                if ln is not None:
+                    held = claims.get(ln)
+                    if held is None or (len(n), n) > (len(held), held):
+                        claims[ln] = n  # the longest full name claims a shared last name
+            self._last = {(ln,): n for ln, n in claims.items()}
         self._tables = [self._alias, self._full, self._reversed, self._last]
         self._maxlen = [max((len(k) for k in t), default=0) for t in self._tables]
 
     @staticmethod
-    def _first_hit(tokens: list[str], table: dict[tuple[str, ...], str], maxlen: int) -> str | None:
-        """Leftmost occurrence of any key, longest key first at a position (= regex alternation
-        sorted by length, searched left to right)."""
+    def _first_hit(tokens: list[str], table: dict[tuple[str, ...], str], maxlen: int,
+                   rank: dict[tuple[str, ...], int] | None = None) -> str | None:
+        """Leftmost occurrence of any key; at one position the longest key (= regex alternation
+        sorted by length, searched left to right), or the lowest ``rank`` when given (= an
+        alternation in that order)."""
         if not table:
             return None
         for i in range(len(tokens)):
+            hits = []
             for n in range(min(maxlen, len(tokens) - i), 0, -1):
-                hit = table.get(tuple(tokens[i:i + n]))
-                if hit is not None:
-                    return hit
+                key = tuple(tokens[i:i + n])
+                if key in table:
+                    if rank is None:
+                        return table[key]
+                    hits.append(key)
+            if hits:
+                return table[min(hits, key=rank.__getitem__)]
         return None
 
     @staticmethod
-    def _contains(tokens: list[str], name_tokens: list[str]) -> bool:
+    def _contains(tokens: list[str], name_tokens: list[str] | tuple[str, ...]) -> bool:
         n = len(name_tokens)
+        name_tokens = list(name_tokens)
         return n > 0 and any(tokens[i:i + n] == name_tokens for i in range(len(tokens) - n + 1))
 
     def identified(self, output: str, author: str) -> bool:
         """Is the ground-truth ``author`` named in ``output``? (full, reversed, alias, last name)"""
-        target = self.canonical.get(author)
-        if target is None:
-            target = normalize_for_match(canonicalize_author(author))
+        canon = canonicalize_author(author, mode=self.mode)
+        target = self.canonical.get(author) or normalize_for_match(canon)
         if not target:
             return False
         toks = normalize_for_match(output).split()
@@ -179,14 +254,17 @@ class AuthorMatcher:
             return True
         if any(self._contains(toks, a.split()) for a in self.aliases.get(target, ())):
             return True
+        if self.mode == "faithful":
+            ln = _raw_last_name(canon)
+            return ln is not None and self._contains(toks, ln)
         ln = last_name(target)
         return ln is not None and ln in toks
 
     def mentioned_author(self, output: str) -> str | None:
         """The first universe author named in ``output`` (alias, full, reversed, last-name stage)."""
         toks = normalize_for_match(output).split()
-        for table, maxlen in zip(self._tables, self._maxlen):
-            hit = self._first_hit(toks, table, maxlen)
+        for k, (table, maxlen) in enumerate(zip(self._tables, self._maxlen)):
+            hit = self._first_hit(toks, table, maxlen, self._last_rank if k == 3 else None)
             if hit is not None:
                 return hit
         return None

@@ -29,7 +29,7 @@ from scipy import stats as st
 
 from lib import stats as lstats
 from lib.attribution import dataset as ds
-from lib.attribution.mentions import AuthorMatcher, classify_frame
+from lib.attribution.mentions import AuthorMatcher, Mode, classify_frame
 
 RESPONSE_COLUMNS = ("quote_id", "model", "prompt_type", "evidence", "generation", "text")
 KEY = ("dataset", "model", "prompt_type", "evidence")
@@ -39,12 +39,18 @@ Z_CRIT = 1.96
 
 def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.DatasetKind,
                     dataset_name: str | None = None, matcher: AuthorMatcher | None = None,
-                    strict_names: bool = False) -> pd.DataFrame:
+                    strict_names: bool = False, mode: Mode = "faithful",
+                    universe: Literal["run", "dataset"] | None = None) -> pd.DataFrame:
     """Classify every reply against its quote's author and attach the author's demographics.
 
     ``dataset``: the AttriBench quote table the responses were made from (needs quote_id,
     author_clean, race, gender, log10_hits). The author universe of the matcher is the set of
-    the dataset's authors (reference B.4). ``dataset_name`` defaults to ``kind``. Raises if a
+    the authors of the run file (reference B.4): ``mode="faithful"`` builds one matcher per
+    (model, evidence) group (one release ``raw_outputs.csv``) from that group's authors in row
+    order, so a run on a 300-matching subset knows only the subset's authors and ties follow
+    the file order; ``mode="corrected"`` uses every author of ``dataset`` (order-free tie rule,
+    see :class:`AuthorMatcher`); ``universe`` ("run" / "dataset") overrides the mode's universe
+    alone (to measure that quirk by itself). ``dataset_name`` defaults to ``kind``. Raises if a
     column is missing, a quote_id is not in the dataset, or a (model, prompt_type, evidence,
     quote_id, generation) key repeats. Adds ``author_clean, race, gender, log10_hits,
     subgroup, outcome, correct, mentioned_any, mentioned_author, no_answer, accuracy,
@@ -74,8 +80,17 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     out["evidence"] = ev.astype(bool)
     out["dataset"] = dataset_name or kind
     out["subgroup"] = ds.subgroup_labels(out, kind)
-    matcher = matcher or AuthorMatcher(dataset["author_clean"].unique(), strict_names=strict_names)
-    out = classify_frame(out, matcher)
+    universe = universe or ("run" if mode == "faithful" else "dataset")
+    if universe not in ("run", "dataset"):
+        raise ValueError(f"universe must be 'run' or 'dataset', got {universe!r}")
+    if matcher is not None:
+        out = classify_frame(out, matcher)
+    elif universe == "dataset":
+        out = classify_frame(out, AuthorMatcher(dataset["author_clean"].unique(), strict_names=strict_names, mode=mode))
+    else:
+        parts = [classify_frame(g, AuthorMatcher(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode))
+                 for _, g in out.groupby(["model", "evidence"], sort=False)]
+        out = pd.concat(parts).loc[out.index] if parts else classify_frame(out, AuthorMatcher([]))
     out["accuracy"] = out["correct"].astype(float)
     out["omission"] = 1.0 - out["mentioned_any"]
     out["miss"] = 1.0 - out["correct"]
@@ -84,7 +99,8 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     return out
 
 
-def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False) -> pd.DataFrame:
+def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False,
+                   mode: Mode = "faithful", universe: Literal["run", "dataset"] | None = None) -> pd.DataFrame:
     """:func:`score_responses` per dataset, concatenated: the responses table's ``dataset`` column
     names the key of ``datasets`` (``intersectional`` / ``multirace``; a name containing
     "multirace" is scored as that kind). Each dataset's own authors form its matcher universe."""
@@ -95,7 +111,7 @@ def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *
         raise ValueError(f"score_datasets: responses name dataset(s) {unknown}, expected some of {sorted(datasets)}")
     parts = [score_responses(responses[responses["dataset"] == name].drop(columns="dataset"), df,
                              kind="multirace" if "multirace" in name else "intersectional", dataset_name=name,
-                             strict_names=strict_names)
+                             strict_names=strict_names, mode=mode, universe=universe)
              for name, df in datasets.items() if (responses["dataset"] == name).any()]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 

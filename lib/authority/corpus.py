@@ -20,6 +20,7 @@ A.4, A.5) and validates them, naming the file, the key and an example row on err
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,9 +100,11 @@ def validate_corpus(corpus: PaperCorpus) -> None:
         bad = p[col].isna() | (p[col].astype(str).str.strip() == "")
         if bad.any():
             raise CorpusError(f"{src}: papers.{col} must be a non-empty string; {_example(p, bad)}")
+    # tier (citation stratum) and year are derived/bibliographic: warned, not rejected (the release loads as used)
     bad = ~p["tier"].isin(CITATION_TIERS)
     if bad.any():
-        raise CorpusError(f"{src}: papers.tier must be one of {CITATION_TIERS}; {_example(p, bad)}")
+        warnings.warn(f"{src}: papers.tier not one of {CITATION_TIERS} in {int(bad.sum())} row(s), kept as released; "
+                      f"{_example(p, bad)}", stacklevel=2)
     cites = pd.to_numeric(p["citation_count"], errors="coerce")
     bad = cites.isna() | (cites < 0)
     if bad.any():
@@ -109,7 +112,8 @@ def validate_corpus(corpus: PaperCorpus) -> None:
     years = pd.to_numeric(p["year"], errors="coerce")
     bad = years.notna() & ((years < 1900) | (years > 2100))
     if bad.any():
-        raise CorpusError(f"{src}: papers.year must lie in 1900..2100 or be missing; {_example(p, bad)}")
+        warnings.warn(f"{src}: papers.year outside 1900..2100 in {int(bad.sum())} row(s), kept as released; "
+                      f"{_example(p, bad)}", stacklevel=2)
     bad = ~a["paper_id"].isin(set(p["paper_id"]))
     if bad.any():
         raise CorpusError(f"{src}: authors.paper_id must name a paper; {_example(a, bad)}")

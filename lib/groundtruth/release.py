@@ -84,6 +84,7 @@ import re
 import sys
 import tarfile
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -360,13 +361,26 @@ def _ids(df: pd.DataFrame, loc: Location, col: str) -> pd.Series:
     return num.astype("int64")
 
 
+#: bibliometric indicators the release's own scripts derived; a bad value is warned and left missing
+_DERIVED = frozenset({"two_year_mean_citedness", "e_index", "citations_per_paper_age", "aps_e_index",
+                      "aps_citations_per_paper_age"})
+
+
 def _numbers(df: pd.DataFrame, loc: Location, col: str, integer: bool) -> pd.Series:
-    """A numeric column (missing allowed): Int64 when ``integer``, float otherwise."""
+    """A numeric column (missing allowed): Int64 when ``integer``, float otherwise. In a derived
+    indicator (:data:`_DERIVED`) a non-number is a warning naming the rows and becomes missing:
+    the release's files are loaded as the paper used them."""
     s = df[col]
     num = pd.to_numeric(s, errors="coerce")
     bad = num.isna() & s.notna()
     if integer:
         bad |= num.notna() & (num != np.floor(num))
+    if bad.any() and col in _DERIVED and not integer:
+        rows = np.flatnonzero(np.asarray(bad))
+        warnings.warn(f"ground truth {loc}: column {col!r} (derived): {rows.size} value(s) not a number, read "
+                      f"as missing: " + ", ".join(f"data row {i + 1} ({_py(s.iloc[i])!r})" for i in rows[:20]),
+                      stacklevel=2)
+        return num.astype("float64")
     if bad.any():
         raise _bad(loc, df, col, bad, "an integer" if integer else "a number")
     return num.round().astype("Int64") if integer else num.astype("float64")
