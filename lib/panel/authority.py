@@ -20,8 +20,8 @@ Model m picks card i with probability
   content is unchanged);
 * ε_m,i ~ N(0, 0.4²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
   reading of that paper's content, fixed across replicates; π = 0.1 a small primacy bonus;
-* s_m,v,k = s_m,v · t_k: susceptibility of model m under instruction v on topic k, and τ_m the
-  model's choice temperature, fitted (:mod:`lib.panel.authority_fit`, stored in
+* s_m,v: susceptibility of model m under instruction v, τ_m the model's choice temperature and
+  t_k a topic factor (the content terms r + ε are divided by it), fitted (:mod:`lib.panel.authority_fit`, stored in
   ``lib/resources/panel_authority_fit.json``) so that the expected flip rate per model and
   instruction, the expected boost rate per model and the pooled flip rate per topic equal the
   published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21). The
@@ -261,24 +261,59 @@ def card_terms(seed: int, task: Task) -> tuple[np.ndarray, np.ndarray]:
 
 
 def card_noise(seed: int, model: str, task: Task) -> np.ndarray:
-    """The model's idiosyncratic reading ε of each card (fixed across replicates)."""
+    """The model's idiosyncratic reading ε of each card (fixed across replicates): of the paper's
+    content in the main experiment, of the whole card in a 1:N pilot prompt (one content)."""
     query = task.detail.get("query", "")
-    return np.array([NOISE_SD * _normal(seed, "perception", model, query, _card_text(c)) for c in task.detail["cards"]])
+    key = (lambda c: hashlib.sha256(repr(c).encode("utf-8")).hexdigest()) if task.family == "pilot_1n" else _card_text
+    return np.array([NOISE_SD * _normal(seed, "perception", model, query, key(c)) for c in task.detail["cards"]])
+
+
+#: 1:N pilot prompts (one paper's content on every card) are outside the main-experiment fit;
+#: there the panel keeps a graded contrast: s = PILOT_S0 · F_m / F̄ (F the published overall flip
+#: rate, F̄ its mean over the paper's models) at τ = PILOT_TAU · U(0.85, 1.15) per model, and the
+#: perception noise reads the whole card. The paper's pilot effect is small (McFadden R² 0.033,
+#: A.7); a saturated softmax would hide the weights' order from the regression.
+PILOT_S0, PILOT_TAU = 1.5, 0.18
+
+
+@lru_cache(maxsize=64)
+def _pilot_params(seed: int) -> dict[str, tuple[float, float]]:
+    t = pd.read_csv(paths.RESOURCES / "panel_authority_targets.csv", keep_default_na=False)
+    flips = {n: float(v) for n, v in zip(t["name"], t["value"]) if n in all_profiles()
+             and (t[(t["name"] == n) & (t["quantity"] == "flip_rate")].shape[0])}
+    flips = {n: float(t[(t["name"] == n) & (t["quantity"] == "flip_rate")]["value"].iloc[0]) for n in flips}
+    mean = float(np.mean(list(flips.values())))
+    out = {}
+    for mid, prof in all_profiles().items():
+        rng = np.random.default_rng(seed_int(seed, "latent", mid, "authority"))
+        f = flips.get(mid, mean)
+        out[mid] = (PILOT_S0 * f / mean, float(PILOT_TAU * rng.uniform(0.85, 1.15)))
+    return out
 
 
 def effective_susceptibility(seed: int, model: str, task: Task) -> float:
     p = model_params(seed)[model]
+    if task.family == "pilot_1n":
+        return _pilot_params(seed)[model][0]
     v = task.param if task.param in p["susceptibility_by_instruction"] else "none"
-    return p["susceptibility_by_instruction"][v] * p["topic_multiplier"].get(topic_of(task), 1.0)
+    return p["susceptibility_by_instruction"][v]
+
+
+def topic_factor(seed: int, model: str, task: Task) -> float:
+    """t_k of the prompt's topic: the content terms are divided by it (a flatter content reading
+    on susceptible topics), which leaves the authority contrast s/τ the same on every topic."""
+    if task.family == "pilot_1n":
+        return 1.0
+    return model_params(seed)[model]["topic_multiplier"].get(topic_of(task), 1.0)
 
 
 def choice_probabilities(seed: int, model: str, task: Task) -> np.ndarray:
     """Exact choice probabilities over the cards of one authority prompt (display order)."""
     p = model_params(seed)[model]
     a, r = card_terms(seed, task)
-    u = r + card_noise(seed, model, task) + effective_susceptibility(seed, model, task) * a
+    u = (r + card_noise(seed, model, task)) / topic_factor(seed, model, task) + effective_susceptibility(seed, model, task) * a
     u[0] += PRIMACY
-    u = u / p["tau"]
+    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"])
     e = np.exp(u - u.max())
     return e / e.sum()
 

@@ -13,7 +13,7 @@ reads them with its own parser, so nothing of the analysis is imported), the fit
   (:func:`lib.panel.authority.observed_from_choice`), equals f_{m,v};
 * τ_m (choice temperature) so that the expected boost rate, averaged over the instructions,
   equals B_m: boosts are mostly sampling noise (lift 1.06×, §5.5), flips mostly authority;
-* a multiplier t_k of s per topic so that the pooled flip rate of topic k equals its Table 19
+* a factor t_k per topic (dividing the content terms) so that the pooled flip rate of topic k equals its Table 19
   value (topics the text does not print share the remaining mean).
 
 Everything is exact enumeration over the prompts (no sampling). ``python -m lib.panel.authority_fit
@@ -38,6 +38,12 @@ from lib.panel import prompts
 TARGETS_FILE = "panel_authority_targets.csv"
 FIT_FILE = "panel_authority_fit.json"
 CONDITIONS = ("original", "flipped", "boosted")
+#: Lowest choice temperature the fit may use. On the synthetic corpus the boost rates of several
+#: models lie below what even a deterministic chooser gives (boosted cards move the argmax about
+#: 0.6× as often as swapped ones); τ is kept at or above this floor so that choices stay graded
+#: and the 1:N pilot's regression still recovers the true weights (the pilot cards share their
+#: content, so there the choice is softmax(s·A/τ) alone and saturates for small τ).
+TAU_FLOOR = 0.1
 VARIANTS = ("none", "mild", "strong")
 _INSTRUCTION = {"baseline": "none", "anti_authority": "mild", "content_first": "strong",
                 "none": "none", "mild": "mild", "strong": "strong"}
@@ -144,18 +150,18 @@ class PromptArrays:
             self._eps[model] = out
         return self._eps[model]
 
-    def observed(self, model: str, cond: str, s: np.ndarray, tau: float) -> np.ndarray:
-        """Parse-folded choice distributions, one row per query (s: per-query susceptibility)."""
-        u = (self.r[cond] + self.eps(model)[cond] + s[:, None] * self.A[cond]) / tau
+    def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
+        """Parse-folded choice distributions, one row per query (t: per-query topic factor)."""
+        u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * self.A[cond]) / tau
         u[:, 0] += au.PRIMACY / tau
         u -= u.max(axis=1, keepdims=True)
         p = np.exp(u)
         p /= p.sum(axis=1, keepdims=True)
         return au.observed_from_choice(model, p)
 
-    def change(self, model: str, manip: str, s: np.ndarray, tau: float) -> np.ndarray:
+    def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
         """Per query: expected P(pick differs) between original and ``manip`` (independent draws)."""
-        po, pm = self.observed(model, "original", s, tau), self.observed(model, manip, s, tau)
+        po, pm = self.observed(model, "original", s, tau, t), self.observed(model, manip, s, tau, t)
         return 1.0 - (po * pm).sum(axis=1)
 
 
@@ -187,21 +193,21 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
         tq = np.array([mult[k] for k in arr.topic])
         for m in models:
             def solve_s(tau, v):
-                return _bisect(lambda s: arr.change(m, "flipped", s * tq, tau).mean(), 0.0, 30.0, tgt[m][v])
+                return _bisect(lambda s: arr.change(m, "flipped", s, tau, tq).mean(), 0.0, 30.0, tgt[m][v])
 
             def boost(tau):
-                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v) * tq, tau).mean() for v in VARIANTS]))
+                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v), tau, tq).mean() for v in VARIANTS]))
 
-            tau = _bisect(boost, 0.01, 3.0, tgt[m]["boost"], n=25, log=True)
+            tau = _bisect(boost, TAU_FLOOR, 3.0, tgt[m]["boost"], n=25, log=True)
             params[m] = {"tau": tau, "s": {v: solve_s(tau, v) for v in VARIANTS}}
         for k in topics:
             sel = arr.topic == k
 
             def pooled(x, sel=sel):
                 tq2 = np.where(sel, x, tq)
-                return float(np.mean([arr.change(m, "flipped", params[m]["s"][v] * tq2, params[m]["tau"])[sel].mean()
+                return float(np.mean([arr.change(m, "flipped", params[m]["s"][v], params[m]["tau"], tq2)[sel].mean()
                                       for m in models if m != "gpt-4o-mini" for v in VARIANTS]))
-            mult[k] = _bisect(pooled, 0.0, 8.0, ttgt[k], n=30)
+            mult[k] = _bisect(pooled, 0.05, 20.0, ttgt[k], n=30, log=True)
         norm = float(np.mean([mult[k] for k in arr.topic]))
         mult = {k: v / norm for k, v in mult.items()}
     return {"seed": seed, "queries": len(arr.queries), "models": params, "topic_multiplier": mult,
@@ -221,10 +227,9 @@ def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) ->
     for m, p in fitted["models"].items():
         rates = {}
         for v in VARIANTS:
-            s = p["s"][v] * tq
-            fl = arr.change(m, "flipped", s, p["tau"])
+            fl = arr.change(m, "flipped", p["s"][v], p["tau"], tq)
             rates[v] = float(fl.mean())
-            rates[f"boost_{v}"] = float(arr.change(m, "boosted", s, p["tau"]).mean())
+            rates[f"boost_{v}"] = float(arr.change(m, "boosted", p["s"][v], p["tau"], tq).mean())
             if m != "gpt-4o-mini":
                 for k in set(arr.topic):
                     per_topic.setdefault(k, []).append(float(fl[arr.topic == k].mean()))
