@@ -279,9 +279,8 @@ PILOT_S0, PILOT_TAU = 1.5, 0.18
 @lru_cache(maxsize=64)
 def _pilot_params(seed: int) -> dict[str, tuple[float, float]]:
     t = pd.read_csv(paths.RESOURCES / "panel_authority_targets.csv", keep_default_na=False)
-    flips = {n: float(v) for n, v in zip(t["name"], t["value"]) if n in all_profiles()
-             and (t[(t["name"] == n) & (t["quantity"] == "flip_rate")].shape[0])}
-    flips = {n: float(t[(t["name"] == n) & (t["quantity"] == "flip_rate")]["value"].iloc[0]) for n in flips}
+    t = t[t["quantity"] == "flip_rate"]
+    flips = {n: float(v) for n, v in zip(t["name"], t["value"])}
     mean = float(np.mean(list(flips.values())))
     out = {}
     for mid, prof in all_profiles().items():
