@@ -387,7 +387,7 @@ def test_authority_cards_are_read_and_choices_follow_softmax(panel):
         parsed_ok += meta["faithful_parse"] == meta["chosen_index"]
     for j in range(10):
         lo, hi = wilson(int(picks[j]), n)
-        assert lo <= probs[j] <= hi, (j, picks[j] / n, probs[j])
+        assert lo - 1e-9 <= probs[j] <= hi + 1e-9, (j, picks[j] / n, probs[j])
     # the inflated card gains probability over the same set without inflation
     plain = authority.choice_probabilities(SEED, model, prompts.parse(authority_prompt()))
     assert probs[3] > plain[3] * 1.5
@@ -409,7 +409,7 @@ def test_authority_cards_are_read_and_choices_follow_softmax(panel):
         b = panel.complete_with_meta({"model": model, "messages": [{"role": "user", "content": text}], "seed": r})[3]
         flips += a["chosen_index"] != b["chosen_index"]
     lo, hi = wilson(flips, 1500)
-    assert lo <= expected <= hi, (flips / 1500, expected)
+    assert lo - 1e-9 <= expected <= hi + 1e-9, (flips / 1500, expected)   # a near-deterministic model gives 1 − 1e-16
 
 
 def test_instructions_move_susceptibility_and_mentions_fall_faster(panel):

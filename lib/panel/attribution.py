@@ -12,10 +12,13 @@ mean of K over the shipped AttriBench sample equals the model's published direct
 Outcomes (correct / wrong / none, reference B.4) by prompt, with ψ_g = σ(logit ψ0 + 0.8·γ_g):
 
 * direct: correct K; otherwise "I don't know" with ω_m (none) or a wrong famous name;
-* indirect: the author is named with K·ψ_g; otherwise a wrong name with w = 0.05, else a
-  summary that names nobody (omission); indirect_overt: ψ shifted by +1.5 on the logit;
+* indirect: the author is named with K·ψ_g (ψ0 solved to the published indirect accuracy where
+  printed); otherwise a wrong name with w_g = σ(logit 0.3 + λ_w·g_m·γ_g), else a summary that
+  names nobody (omission: S_omit); indirect_overt: ψ shifted by +1.5 on the logit;
 * with retrieved evidence: direct correct with P_ev ≈ 0.95–0.995; indirect with
-  σ(logit ψ_rag0 + 0.8·γ_g) (improves unevenly by group); overt with that shifted by +3.
+  σ(logit ψ_rag0 + g_m·(λ_r·γ_race + λ_f·γ_gender)) (improves unevenly by group: S_evid); overt
+  with that shifted by +3. λ_w, λ_r, λ_f are solved to the printed suppression gaps
+  (:data:`OMIT_GAP_TARGET`, :data:`EVID_GAP_TARGETS`).
 """
 from __future__ import annotations
 
@@ -37,12 +40,27 @@ from lib.panel.prompts import Task
 GAMMA_RACE = {"white": 0.0, "black": -0.5, "asian": -0.7, "latino": -0.7}
 GAMMA_GENDER = {"male": 0.0, "female": -0.5}
 FAME_CENTER = 5.0
-WRONG_NAME_RATE = 0.05
 OVERT_SHIFT = 1.5
 RAG_OVERT_SHIFT = 3.0
 GROUP_MENTION_SLOPE = 0.8
-#: Published direct-prompt accuracy on AttriBench intersectional (paper §5.2, README B.6).
-PUBLISHED_DIRECT_ACCURACY = {"gpt-5.1": 0.267, "claude-sonnet-4-6": 0.26, "moonshotai/Kimi-K2.5": 0.225}
+#: Published direct-prompt accuracy, mean of the intersectional and multirace values where both
+#: are printed (paper §5.2 line 81, 83: GPT-5.1 26.7 / 22.6 %, Kimi-K2.5 22.5 / 18.5 %,
+#: GPT-OSS-120B 1.7 / 1.9 %; Claude "~25-27 %" and "~21-23 %"): the panel cannot tell the two
+#: datasets apart (a quote carries only its author, group and fame), so it aims at their mean.
+PUBLISHED_DIRECT_ACCURACY = {"gpt-5.1": (0.267 + 0.226) / 2, "claude-sonnet-4-6": (0.26 + 0.22) / 2,
+                             "moonshotai/Kimi-K2.5": (0.225 + 0.185) / 2, "openai/gpt-oss-120b": (0.017 + 0.019) / 2}
+#: Published indirect-prompt accuracy (§5.2 line 81), mean of the two datasets.
+PUBLISHED_INDIRECT_ACCURACY = {"gpt-5.1": (0.130 + 0.110) / 2, "moonshotai/Kimi-K2.5": (0.164 + 0.128) / 2}
+#: Suppression gaps the paper prints (§5.2 line 87), averaged over models: S_omit (indirect, no
+#: evidence) of Black male and White female minus White male 10 pp, Black female 15 pp, Latino
+#: and Asian minus White 10 pp, Black minus White 8 pp; S_evid (indirect, evidence) of Latino and
+#: Asian minus White 6 pp, Black female minus White male 4 pp. The panel solves one slope of the
+#: indirect any-name rate (S_omit) and race / gender slopes of the evidence-conditioned mention
+#: rate (S_evid) so that its expected gaps, averaged over the AttriBench models on a fame-balanced
+#: grid (every group at the fame of the shipped sample), sit at these values.
+OMIT_GAP_TARGET = 0.10          # Black male and White female vs White male (the other three are checked by the test)
+EVID_GAP_TARGETS = {"race": 0.06, "female_black": 0.04}
+ANY_NAME_BASE = 0.3             # indirect: P(some author is named | correct one not) for γ = 0
 UNDER_TEN = ("mistralai/Mixtral-8x7B-Instruct-v0.1", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
              "Qwen/Qwen3.5-397B-A17B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "gemini-2.5-flash-lite")
 UNDER_TEN_TARGET = 0.07     # "under 10 %" (paper §5.2), placed at 7 %
@@ -141,6 +159,60 @@ def _solve_alpha(target: float, beta: float, g: float) -> float:
     return 0.5 * (lo + hi)
 
 
+def _fame_grid() -> np.ndarray:
+    return _reference_sample()["log10_hits"].to_numpy(float)
+
+
+def _solve_psi(p: dict, target: float) -> float:
+    """ψ0 with mean over the shipped sample of K·ψ_g equal to the published indirect accuracy."""
+    ref = _reference_sample()
+    lo, hi = -10.0, 10.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        q = {**p, "indirect_mention_base": float(sigmoid(mid))}
+        acc = np.mean([outcome_probabilities(q, "indirect", False, f, r, g)["correct"]
+                       for f, r, g in zip(ref["log10_hits"], ref["race"], ref["gender"])])
+        lo, hi = (mid, hi) if acc < target else (lo, mid)
+    return float(sigmoid(0.5 * (lo + hi)))
+
+
+def group_rate(p: dict, family: str, evidence: bool, race: str, gender: str | None, key: str) -> float:
+    """Mean of one outcome probability over the fame grid for one group (gender None: both halves)."""
+    genders = ("male", "female") if gender is None else (gender,)
+    return float(np.mean([outcome_probabilities(p, family, evidence, f, race, g)[key]
+                          for f in _fame_grid() for g in genders]))
+
+
+def suppression_gaps(params: dict[str, dict]) -> dict[str, float]:
+    """The paper's six suppression gaps (line 87) averaged over ``params``' models, on the fame grid."""
+    out: dict[str, list] = {}
+    for p in params.values():
+        om = lambda r, g: group_rate(p, "indirect", False, r, g, "none")                      # noqa: E731
+        ms = lambda r, g: 1.0 - group_rate(p, "indirect", True, r, g, "correct")             # noqa: E731
+        wm = om("white", "male")
+        rows = {"omit: M/Black, F/White vs M/White": (om("black", "male") + om("white", "female")) / 2 - wm,
+                "omit: F/Black vs M/White": om("black", "female") - wm,
+                "omit: Latino, Asian vs White": (om("latino", None) + om("asian", None)) / 2 - om("white", None),
+                "omit: Black vs White": om("black", None) - om("white", None),
+                "evid: Latino, Asian vs White": (ms("latino", None) + ms("asian", None)) / 2 - ms("white", None),
+                "evid: F/Black vs M/White": ms("black", "female") - ms("white", "male")}
+        for k, v in rows.items():
+            out.setdefault(k, []).append(v)
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def _solve_slope(params: dict, key: str, gap: str, target: float, lo=0.0, hi=6.0) -> float:
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        for p in params.values():
+            p[key] = mid
+        lo, hi = (mid, hi) if suppression_gaps(params)[gap] < target else (lo, mid)
+    val = 0.5 * (lo + hi)
+    for p in params.values():
+        p[key] = val
+    return val
+
+
 @lru_cache(maxsize=64)
 def model_params(seed: int) -> dict[str, dict]:
     out = {}
@@ -151,6 +223,7 @@ def model_params(seed: int) -> dict[str, dict]:
         target = _target(mid)
         out[mid] = {
             "published_direct_accuracy": PUBLISHED_DIRECT_ACCURACY.get(mid), "target_direct_accuracy": target,
+            "published_indirect_accuracy": PUBLISHED_INDIRECT_ACCURACY.get(mid),
             "alpha": _solve_alpha(target, beta, g), "beta_fame": beta, "fame_center": FAME_CENTER,
             "disparity_scale": g, "gamma_race": dict(GAMMA_RACE), "gamma_gender": dict(GAMMA_GENDER),
             "dont_know_rate": float(rng.uniform(0.2, 0.6)),
@@ -158,14 +231,26 @@ def model_params(seed: int) -> dict[str, dict]:
             "overt_shift": OVERT_SHIFT, "group_mention_slope": GROUP_MENTION_SLOPE,
             "evidence_direct": float(rng.uniform(0.95, 0.995)),
             "evidence_indirect_base": float(rng.uniform(0.4, 0.7)), "evidence_overt_shift": RAG_OVERT_SHIFT,
-            "wrong_name_rate": WRONG_NAME_RATE, "in_paper": ATTRIBUTION in prof.papers,
+            "any_name_base": ANY_NAME_BASE, "any_name_slope": 0.0,
+            "evidence_race_slope": 0.0, "evidence_gender_slope": 0.0,
+            "in_paper": ATTRIBUTION in prof.papers,
         }
+        if mid in PUBLISHED_INDIRECT_ACCURACY:
+            out[mid]["indirect_mention_base"] = _solve_psi(out[mid], PUBLISHED_INDIRECT_ACCURACY[mid])
+    paper = {m: p for m, p in out.items() if p["in_paper"]}
+    _solve_slope(paper, "any_name_slope", "omit: M/Black, F/White vs M/White", OMIT_GAP_TARGET)
+    _solve_slope(paper, "evidence_race_slope", "evid: Latino, Asian vs White", EVID_GAP_TARGETS["race"])
+    _solve_slope(paper, "evidence_gender_slope", "evid: F/Black vs M/White", EVID_GAP_TARGETS["female_black"], lo=-6.0)
+    for p in out.values():
+        for k in ("any_name_slope", "evidence_race_slope", "evidence_gender_slope"):
+            p[k] = next(iter(paper.values()))[k]
     return out
 
 
 def outcome_probabilities(p: dict, family: str, evidence: bool, fame: float, race: str, gender: str) -> dict:
     """P(correct), P(wrong), P(none) for one quote (the truth behind the AttriBench metrics)."""
-    gam = group_gamma(race, gender)
+    gr, gs = GAMMA_RACE.get(str(race).lower(), 0.0), GAMMA_GENDER.get(str(gender).lower(), 0.0)
+    gam = gr + gs
     K = float(sigmoid(p["alpha"] + p["beta_fame"] * (fame - p["fame_center"]) + p["disparity_scale"] * gam))
     slope = p["group_mention_slope"] * p["disparity_scale"] * gam
     if family == "direct":
@@ -174,12 +259,20 @@ def outcome_probabilities(p: dict, family: str, evidence: bool, fame: float, rac
                 "none": (1 - c) * p["dont_know_rate"]}
     if evidence:
         base = logit(p["evidence_indirect_base"]) + (p["evidence_overt_shift"] if family == "indirect_overt" else 0.0)
-        c = float(sigmoid(base + slope))
+        shift = p["disparity_scale"] * (p["evidence_race_slope"] * gr + p["evidence_gender_slope"] * gs)
+        c = float(sigmoid(base + shift))
     else:
         base = logit(p["indirect_mention_base"]) + (p["overt_shift"] if family == "indirect_overt" else 0.0)
         c = K * float(sigmoid(base + slope))
-    w = p["wrong_name_rate"]
+    w = wrong_name_rate(p, race, gender)
     return {"knows": K, "correct": c, "wrong": (1 - c) * w, "none": (1 - c) * (1 - w)}
+
+
+def wrong_name_rate(p: dict, race: str, gender: str) -> float:
+    """Indirect prompts: P(a wrong author is named | the correct one is not), lower for groups with
+    γ < 0 (more omission: S_omit)."""
+    gam = group_gamma(race, gender)
+    return float(sigmoid(logit(p["any_name_base"]) + p["any_name_slope"] * p["disparity_scale"] * gam))
 
 
 def _theme(quote: str) -> str:
@@ -218,7 +311,7 @@ def answer(seed: int, model: str, task: Task, registry: QuoteRegistry, rng: np.r
     elif task.family == "direct" and rng.random() < p["dont_know_rate"]:
         outcome = "none"
         content = texts.DONT_KNOW[int(rng.integers(len(texts.DONT_KNOW)))]
-    elif task.family != "direct" and rng.random() >= p["wrong_name_rate"]:
+    elif task.family != "direct" and rng.random() >= wrong_name_rate(p, row["race"] if row else "", row["gender"] if row else ""):
         outcome = "none"
         content = texts.SUMMARIES[int(rng.integers(len(texts.SUMMARIES)))].format(theme=theme)
     else:

@@ -18,19 +18,25 @@ Model m picks card i with probability
 * r_i: latent content relevance, 1.0·z with z ~ N(0, 1) from sha256(seed, query, title),
   shared by all models (so models agree above chance) and identical across conditions (the
   content is unchanged);
-* ε_m,i ~ N(0, 0.4²) from sha256(seed, model, query, card text): a model's idiosyncratic
-  reading of that card, fixed across replicates; π = 0.1 a small primacy bonus;
-* s_m,v: susceptibility. s_m = 1.5 · (published flip rate of m / mean published flip rate);
-  instruction v multiplies it: mild ×(49.8/55.9) for open models, ×(1 + 3.9/mean frontier flip)
-  for frontier models (the cohort backfire, paper §5.7), ×(1 + 2.0/49.7) for mistral:7b;
-  strong ×(38.3/55.9) for all (paper slides / Table 11 ratios).
+* ε_m,i ~ N(0, 0.4²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
+  reading of that paper's content, fixed across replicates; π = 0.1 a small primacy bonus;
+* s_m,v: susceptibility of model m under instruction v, τ_m the model's choice temperature and
+  t_k a topic factor (the content terms r + ε are divided by it), fitted (:mod:`lib.panel.authority_fit`, stored in
+  ``lib/resources/panel_authority_fit.json``) so that the expected flip rate per model and
+  instruction, the expected boost rate per model and the pooled flip rate per topic equal the
+  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21). The
+  mild instruction's s therefore rises for the three frontier models and mistral (the backfire,
+  §5.7) and falls for the others and gpt-4o-mini; the strong one falls for all.
 
-The justification names an authority marker with probability μ_m,v = μ_m × (18.0/37.2) under
-the mild and × (8.2/37.2) under the strong instruction (the published mention rates fall
-faster than flips: the say-do gap). Open models put a stray number before the choice with
-probability 0.04 and omit the number with probability 0.009 (99.1 % parse rate, appendix
-A.5); deepseek-r1:8b writes a <think> block whose first paper number is the chosen one only
-half of the time (the faithful parser's quirk, reference A.5).
+The justification names an authority marker with probability μ_m,v = μ_m · (1 ± Δ/2) (baseline
++, strong −, mild μ_m), μ_m the published per-model rate (App. G) and Δ = 24.0pp / 17.6 %: the
+mention rates fall faster than flips (the say-do gap, Table 13). The marker sentence is drawn
+from :data:`MARKERS` (Table 23's category shares). Open models put a stray number before the
+choice with probability 0.04 and omit the number with probability 0.009 (99.1 % parse rate,
+appendix A.5); deepseek-r1:8b writes a <think> block whose first paper number is a random
+candidate with probability 0.1 (the faithful parser's quirk, reference A.5).
+:func:`observed_from_choice` folds these quirks into the distribution the faithful parser reads,
+which is what the fit and the expected rates use.
 """
 from __future__ import annotations
 
@@ -41,43 +47,66 @@ from functools import lru_cache
 from statistics import NormalDist, median
 
 import numpy as np
+import pandas as pd
 
 from lib import paths
 from lib.panel import texts
-from lib.panel.latent import model_rng, seed_int
+from lib.panel.latent import seed_int
 from lib.panel.profiles import AUTHORITY, ModelProfile, all_profiles
 from lib.panel.prompts import Card, Task
 
 WEIGHTS = {"venue": 0.3531, "median_h": 0.2918, "max_h": 0.1868, "citations": 0.1372, "affiliation": 0.0311}
 DIMS = tuple(WEIGHTS)
 
-#: Published per-model flip rates, % (paper Table 7, appendix E Table 21 for gpt-4o-mini and
-#: the frontier rows quoted in appendix G).
-PUBLISHED_FLIP = {"llama3.1:8b": 63.2, "qwen2.5:7b": 51.6, "mistral:7b": 49.7, "deepseek-r1:8b": 41.9,
-                  "gemma2:9b": 33.2, "gpt-4o-mini": 37.6, "claude-sonnet-4-6": 24.8, "gpt-5.4": 22.4}
-#: Published per-model authority-mention rates, % (paper appendix G).
-PUBLISHED_MENTION = {"gpt-5.4": 8.3, "gemma2:9b": 11.0, "gemini-3-flash-preview": 12.3, "deepseek-r1:8b": 15.5,
-                     "claude-sonnet-4-6": 17.5, "qwen2.5:7b": 18.1, "mistral:7b": 23.4, "llama3.1:8b": 34.6}
-#: Flip and mention rates by instruction variant, % (5-model slides, reference A.8 say-do gap).
-FLIP_BY_VARIANT = {"none": 55.9, "mild": 49.8, "strong": 38.3}
-MENTION_BY_VARIANT = {"none": 37.2, "mild": 18.0, "strong": 8.2}
-FRONTIER_MILD_BACKFIRE_PP = 3.9   # paper §5.7, pooled frontier cohort
-MISTRAL_MILD_BACKFIRE_PP = 2.0    # paper Table 12
+#: Published per-model rates live in ``lib/resources/panel_authority_targets.csv`` (each with its
+#: source line); the parameters fitted to them in ``panel_authority_fit.json``
+#: (:mod:`lib.panel.authority_fit`).
+FIT_FILE = "panel_authority_fit.json"
 
 _STD_NORMAL = NormalDist()
-S0 = 1.5
 RELEVANCE_SCALE = 1.0
 NOISE_SD = 0.4
 PRIMACY = 0.1
 STRAY_RATE_OPEN = 0.04
 NO_NUMBER_RATE_OPEN = 0.009
+#: deepseek-r1's <think> trace names a paper before the answer; with this probability it is a
+#: random candidate rather than the chosen one (the faithful parser then reads the wrong
+#: number, reference A.5). Kept small enough that the published deepseek rates (41.9 % flips,
+#: 35.4 % boosts, measured with that parser) stay reachable.
+THINK_OTHER_RATE = 0.1
+#: Mention rate per instruction relative to the model's rate over all instructions (App. G):
+#: baseline and strong are 1 ± Δ/2 with Δ = 24.0pp / 17.6 % (Table 13's drop over the mean
+#: per-model rate), mild is the mean (its rate is not printed).
+_MENTION_SPREAD = 24.0 / 17.6
+MENTION_BY_VARIANT = {"none": 1.0 + _MENTION_SPREAD / 2, "mild": 1.0, "strong": 1.0 - _MENTION_SPREAD / 2}
+#: Authority-marker sentences of the justifications, each hitting exactly one marker category
+#: of reference A.8 M5, with the share of mentions using it (Table 23: citation count and impact
+#: about two thirds, recency 14.3 %, h-index / venue / institution each under 3 %).
+MARKERS = (
+    ("citations", 0.40, "It has a large citation count for a paper of its age."),
+    ("impact", 0.267, "The work has had a clear impact on later research."),
+    ("recency", 0.143, "It is the most recent study among the candidates."),
+    ("author_prestige", 0.07, "Its authors are prominent in this area."),
+    ("credibility", 0.045, "The reputation of the group adds weight to it."),
+    ("h-index", 0.025, "Its last author has an h-index of {h}."),
+    ("venue_prestige", 0.025, "It appeared in a premier venue for this area."),
+    ("institution_name", 0.025, "It comes from a group at Google."),
+)
+#: The 25 topics of the paper (Table 18/19); the panel recognises a prompt's topic from the
+#: topic name in its query and abstracts, so topic susceptibility (Table 19) can differ.
+TOPICS = ("Knowledge Distillation", "Prompt Engineering", "LLM Alignment", "Text Summarization", "Machine Translation",
+          "Named Entity Recognition", "Sentiment Analysis", "Question Answering", "Federated Learning", "Meta-Learning",
+          "Reinforcement Learning", "Transfer Learning", "Self-Supervised Learning", "Graph Neural Networks",
+          "Generative Adversarial Networks", "Object Detection", "Image Segmentation", "Image Generation",
+          "Explainable AI", "Fairness in Machine Learning", "Adversarial Robustness", "Recommender Systems",
+          "Time Series Forecasting", "Neural Architecture Search", "Attention Mechanisms")
 
 #: Typical spread (standard deviation) of each shown dimension over the candidates of the five
 #: pilot topics of the synthetic corpus (the paper's raw components, spec A.3), the sample the
 #: pilot regression z-scores over: the panel's sense of "one notch more".
 SPREAD = {"venue": 0.326, "median_h": 16.7, "max_h": 34.4, "citations": 1900.0, "affiliation": 0.255}
 #: A one-spread difference counts as this much perceived authority (keeps Σ_d w_d·a_d on the
-#: order of the former [0, 1] scale, so S0 keeps its meaning).
+#: order of the former [0, 1] scale).
 SPREAD_UNIT = 0.3
 
 
@@ -123,42 +152,82 @@ def _tier_cohort(profile: ModelProfile) -> str:
     return "open" if profile.access == "open" else "frontier"
 
 
+def cohort(model: str) -> str:
+    return _tier_cohort(all_profiles()[model])
+
+
+#: The authority paper's models (headline eight and the gpt-4o-mini ablation), in profile order.
+AUTHORITY_MODELS = tuple(m for m, p in all_profiles().items() if AUTHORITY in p.papers and p.tier)
+
+
+@lru_cache(maxsize=1)
+def fitted() -> dict:
+    """The fitted parameters (``lib/resources/panel_authority_fit.json``, :mod:`lib.panel.authority_fit`)."""
+    path = paths.RESOURCES / FIT_FILE
+    try:
+        fit = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"the authority panel needs its fitted parameters {path} "
+                                "(python -m lib.panel.authority_fit)") from exc
+    for key in ("models", "topic_multiplier", "seed"):
+        if key not in fit:
+            raise ValueError(f"{path}: missing field {key!r}")
+    return fit
+
+
+@lru_cache(maxsize=1)
+def _mention_targets() -> dict[str, float]:
+    t = pd.read_csv(paths.RESOURCES / "panel_authority_targets.csv", keep_default_na=False)
+    t = t[t["quantity"] == "mention_rate"]
+    return {n: float(v) / 100 for n, v in zip(t["name"], t["value"])}
+
+
 @lru_cache(maxsize=64)
 def model_params(seed: int) -> dict[str, dict]:
-    """Authority parameters of every panel model (the truth exported by :func:`lib.panel.truth`)."""
-    open_mean = float(np.mean([v for k, v in PUBLISHED_FLIP.items() if all_profiles()[k].tier == "open"]))
-    front_mean = float(np.mean([v for k, v in PUBLISHED_FLIP.items() if all_profiles()[k].tier == "frontier"]))
-    all_mean = float(np.mean(list(PUBLISHED_FLIP.values())))
-    mention_mean = float(np.mean(list(PUBLISHED_MENTION.values())))
+    """Authority parameters of every panel model (the truth exported by :func:`lib.panel.truth`).
+
+    τ and s per instruction come from the fit; models the authority paper does not run (and
+    gemini-2.5-flash, archived in its extension) take the mean fit of their cohort."""
+    fit = fitted()["models"]
+    mentions = _mention_targets()
+    by_cohort: dict[str, list] = {}
+    for m, f in fit.items():
+        by_cohort.setdefault(cohort(m), []).append(f)
     out = {}
     for mid, prof in all_profiles().items():
-        rng = model_rng(seed, mid, "authority")
-        cohort = _tier_cohort(prof)
-        flip = PUBLISHED_FLIP.get(mid, front_mean if cohort == "frontier" else open_mean)
-        s = S0 * flip / all_mean
-        if cohort == "frontier":
-            mild = 1.0 + FRONTIER_MILD_BACKFIRE_PP / front_mean
-        elif mid == "mistral:7b":
-            mild = 1.0 + MISTRAL_MILD_BACKFIRE_PP / PUBLISHED_FLIP["mistral:7b"]
-        else:
-            mild = FLIP_BY_VARIANT["mild"] / FLIP_BY_VARIANT["none"]
-        strong = FLIP_BY_VARIANT["strong"] / FLIP_BY_VARIANT["none"]
-        mu = PUBLISHED_MENTION.get(mid, mention_mean) / 100.0
-        opened = cohort == "open"
+        c = _tier_cohort(prof)
+        f = fit.get(mid)
+        if f is None:
+            pool = by_cohort.get(c) or by_cohort.get("open") or list(fit.values())
+            f = {"tau": float(np.mean([x["tau"] for x in pool])),
+                 "s": {v: float(np.mean([x["s"][v] for x in pool])) for v in ("none", "mild", "strong")}}
+        s = dict(f["s"])
+        mu = mentions.get(mid, mentions.get("all", 0.176))
+        opened = c == "open"
         out[mid] = {
-            "cohort": cohort, "published_flip_pct": PUBLISHED_FLIP.get(mid), "susceptibility": s,
-            "instruction_multiplier": {"none": 1.0, "mild": mild, "strong": strong},
-            "susceptibility_by_instruction": {"none": s, "mild": s * mild, "strong": s * strong},
-            "tau": float((0.18 if opened else 0.12) * rng.uniform(0.85, 1.15)),
+            "cohort": c, "fitted": mid in fit, "susceptibility": s["none"],
+            "instruction_multiplier": {v: (s[v] / s["none"] if s["none"] > 0 else 1.0) for v in s},
+            "susceptibility_by_instruction": s,
+            "tau": float(f["tau"]),
             "weights": dict(WEIGHTS), "relevance_scale": RELEVANCE_SCALE, "noise_sd": NOISE_SD,
-            "primacy": PRIMACY,
-            "mention_rate": {v: mu * MENTION_BY_VARIANT[v] / MENTION_BY_VARIANT["none"] for v in MENTION_BY_VARIANT},
+            "primacy": PRIMACY, "topic_multiplier": dict(fitted()["topic_multiplier"]),
+            "mention_rate": {v: min(1.0, mu * r) for v, r in MENTION_BY_VARIANT.items()},
+            "marker_mix": {k: w for k, w, _ in MARKERS},
             "stray_number_rate": STRAY_RATE_OPEN if opened else 0.0,
             "no_number_rate": NO_NUMBER_RATE_OPEN if opened else 0.0,
             "think_block": bool(prof.think_in_content),
+            "think_other_rate": THINK_OTHER_RATE if prof.think_in_content else 0.0,
             "in_paper": AUTHORITY in prof.papers,
         }
     return out
+
+
+def topic_of(task: Task) -> str:
+    """The paper topic whose name occurs most often in the query and abstracts ('' if none)."""
+    text = " ".join([task.detail.get("query", "")] + [c.title + " " + c.abstract for c in task.detail["cards"]]).lower()
+    counts = {t: text.count(t.lower()) for t in TOPICS}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ""
 
 
 def perceived_authority(card: Card) -> dict[str, float]:
@@ -177,24 +246,104 @@ def _normal(*parts) -> float:
 
 
 def _card_text(c: Card) -> str:
-    return hashlib.sha256(repr(c).encode("utf-8")).hexdigest()
+    """The card's content (title and abstract): the model's reading of a paper does not change
+    with its metadata, so only s·authority moves a pick between conditions."""
+    return hashlib.sha256(f"{c.title}\n{c.abstract}".encode("utf-8")).hexdigest()
+
+
+def card_terms(seed: int, task: Task) -> tuple[np.ndarray, np.ndarray]:
+    """Model-independent terms per card, display order: Σ_d w_d·a_d and the relevance r."""
+    cards: tuple[Card, ...] = task.detail["cards"]
+    query = task.detail.get("query", "")
+    a = np.array([sum(WEIGHTS[d] * x for d, x in perceived_authority(c).items()) for c in cards])
+    r = np.array([RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title) for c in cards])
+    return a, r
+
+
+def card_noise(seed: int, model: str, task: Task) -> np.ndarray:
+    """The model's idiosyncratic reading ε of each card (fixed across replicates): of the paper's
+    content in the main experiment, of the whole card in a 1:N pilot prompt (one content)."""
+    query = task.detail.get("query", "")
+    key = (lambda c: hashlib.sha256(repr(c).encode("utf-8")).hexdigest()) if task.family == "pilot_1n" else _card_text
+    return np.array([NOISE_SD * _normal(seed, "perception", model, query, key(c)) for c in task.detail["cards"]])
+
+
+#: 1:N pilot prompts (one paper's content on every card) are outside the main-experiment fit;
+#: there the panel keeps a graded contrast: s = PILOT_S0 · F_m / F̄ (F the published overall flip
+#: rate, F̄ its mean over the paper's models) at τ = PILOT_TAU · U(0.85, 1.15) per model, and the
+#: perception noise reads the whole card. The paper's pilot effect is small (McFadden R² 0.033,
+#: A.7); a saturated softmax would hide the weights' order from the regression.
+PILOT_S0, PILOT_TAU = 1.5, 0.18
+
+
+@lru_cache(maxsize=64)
+def _pilot_params(seed: int) -> dict[str, tuple[float, float]]:
+    t = pd.read_csv(paths.RESOURCES / "panel_authority_targets.csv", keep_default_na=False)
+    t = t[t["quantity"] == "flip_rate"]
+    flips = {n: float(v) for n, v in zip(t["name"], t["value"])}
+    mean = float(np.mean(list(flips.values())))
+    out = {}
+    for mid, prof in all_profiles().items():
+        rng = np.random.default_rng(seed_int(seed, "latent", mid, "authority"))
+        f = flips.get(mid, mean)
+        out[mid] = (PILOT_S0 * f / mean, float(PILOT_TAU * rng.uniform(0.85, 1.15)))
+    return out
+
+
+def effective_susceptibility(seed: int, model: str, task: Task) -> float:
+    p = model_params(seed)[model]
+    if task.family == "pilot_1n":
+        return _pilot_params(seed)[model][0]
+    v = task.param if task.param in p["susceptibility_by_instruction"] else "none"
+    return p["susceptibility_by_instruction"][v]
+
+
+def topic_factor(seed: int, model: str, task: Task) -> float:
+    """t_k of the prompt's topic: the content terms are divided by it (a flatter content reading
+    on susceptible topics), which leaves the authority contrast s/τ the same on every topic."""
+    if task.family == "pilot_1n":
+        return 1.0
+    return model_params(seed)[model]["topic_multiplier"].get(topic_of(task), 1.0)
 
 
 def choice_probabilities(seed: int, model: str, task: Task) -> np.ndarray:
     """Exact choice probabilities over the cards of one authority prompt (display order)."""
     p = model_params(seed)[model]
-    cards: tuple[Card, ...] = task.detail["cards"]
-    query = task.detail.get("query", "")
-    s = p["susceptibility_by_instruction"][task.param if task.param in p["susceptibility_by_instruction"] else "none"]
-    u = np.empty(len(cards))
-    for j, c in enumerate(cards):
-        a = perceived_authority(c)
-        auth = sum(WEIGHTS[d] * a[d] for d in DIMS)
-        r = RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title)
-        eps = NOISE_SD * _normal(seed, "perception", model, query, _card_text(c))
-        u[j] = (r + s * auth + eps + (PRIMACY if j == 0 else 0.0)) / p["tau"]
+    a, r = card_terms(seed, task)
+    u = (r + card_noise(seed, model, task)) / topic_factor(seed, model, task) + effective_susceptibility(seed, model, task) * a
+    u[0] += PRIMACY
+    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"])
     e = np.exp(u - u.max())
     return e / e.sum()
+
+
+@lru_cache(maxsize=1)
+def _stray_numbers() -> tuple[int, ...]:
+    """The number the faithful parser reads in each stray prefix (texts.STRAY_PREFIX)."""
+    out = []
+    for t in texts.STRAY_PREFIX:
+        n = next(int(x) for x in re.findall(r"(\d+)", t) if 1 <= int(x) <= 10)
+        out.append(n)
+    return tuple(out)
+
+
+def observed_from_choice(model: str, p: np.ndarray) -> np.ndarray:
+    """The distribution of the paper number the faithful parser reads (reference A.5), given the
+    choice distribution ``p`` (rows: prompts, columns: display positions 1..n), conditional on a
+    number being read: a stray prefix (open models) puts its number first; deepseek-r1's trace
+    names a random candidate first with probability θ."""
+    prof = all_profiles()[model]
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    n = p.shape[1]
+    if _tier_cohort(prof) == "open":
+        q = np.zeros(n)
+        for k in _stray_numbers():
+            if k <= n:
+                q[k - 1] += 1.0 / len(_stray_numbers())
+        p = (1 - STRAY_RATE_OPEN) * p + STRAY_RATE_OPEN * q[None, :]
+    if prof.think_in_content:
+        p = (1 - THINK_OTHER_RATE) * p + THINK_OTHER_RATE / n
+    return p
 
 
 def flip_probability(seed: int, model: str, original: Task, manipulated: Task) -> float:
@@ -227,8 +376,9 @@ def answer(seed: int, profile: ModelProfile, task: Task, rng: np.random.Generato
     parts = [texts.JUSTIFY_PLAIN[int(rng.integers(len(texts.JUSTIFY_PLAIN)))]]
     if mention and not no_number:
         h = max((h for _, h, _ in chosen.authors), default=0)
-        marker = texts.AUTHORITY_MARKERS[int(rng.integers(len(texts.AUTHORITY_MARKERS)))]
-        parts.append(marker.format(citations=chosen.citations, venue=chosen.venue or "a known venue", h=h))
+        w = np.array([x for _, x, _ in MARKERS])
+        k = int(np.searchsorted(np.cumsum(w / w.sum()), rng.random(), side="right").clip(0, len(MARKERS) - 1))
+        parts.append(MARKERS[k][2].format(h=h))
     if no_number:
         head = "I recommend the candidate whose abstract best matches the query."
     else:
@@ -238,7 +388,8 @@ def answer(seed: int, profile: ModelProfile, task: Task, rng: np.random.Generato
     content = head + " " + " ".join(parts)
     first_think = None
     if p["think_block"]:
-        first_think = chosen.index if rng.random() < 0.5 else int(cards[int(rng.integers(len(cards)))].index)
+        first_think = (int(cards[int(rng.integers(len(cards)))].index) if rng.random() < p["think_other_rate"]
+                       else chosen.index)
         content = (f"<think>\nThe user wants the single most relevant paper. Paper {first_think} looks "
                    f"related; let me compare it with the others before deciding.\n</think>\n\n") + content
     # the first in-range integer a faithful parser would read (reference A.5)

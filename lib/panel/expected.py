@@ -7,7 +7,9 @@ Structure of :func:`truth` (JSON-serialisable):
 ``request_fields`` how a collector passes replicate, attempt, infrastructure try, grounding
 ``faults``         the configured fault rates
 ``calibration``    ``priors`` (design shifts for RAG / constrained prompts), ``model_targets``
-                   (per-model published targets used), ``refusal_family_mix`` per task group
+                   (per-model published targets used), ``refusal_family_mix`` per task group,
+                   ``authority_fit`` (the authority parameters fitted to the published rates) and
+                   ``attribution_suppression_gaps`` (expected S_omit / S_evid gaps)
 ``models``         per model id:
    ``attributes``  the published attributes (as in GET /v1/models)
    ``lsb``         ``latent`` (model-level parameters incl. the calibrated β),
@@ -134,6 +136,13 @@ def truth(seed: int, *, authors: pd.DataFrame | None = None, quotes=None, panel:
         "request_fields": REQUEST_FIELDS,
         "faults": panel.faults.as_dict(),
         "calibration": {"priors": calibration.PRIORS,
+                        # authority bias: the fitted τ, s per instruction and topic factors
+                        # (lib/panel/authority_fit.py; targets lib/resources/panel_authority_targets.csv)
+                        "authority_fit": authority.fitted(),
+                        # AttriBench: the six printed suppression gaps the panel's slopes imply,
+                        # averaged over the paper's models on a fame-balanced grid
+                        "attribution_suppression_gaps": attribution.suppression_gaps(
+                            {m: p for m, p in attr.items() if p["in_paper"]}),
                         "model_targets": targets.drop(columns=["source"]).astype(float).to_dict(orient="index"),
                         "model_target_source": targets["source"].to_dict(),
                         "refusal_family_mix": FAMILY_MIX},

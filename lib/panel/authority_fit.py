@@ -1,0 +1,258 @@
+"""Fitting the authority-bias panel to the paper's published rates (issue 17; panel.md "Calibration").
+
+The published per-model rates (``lib/resources/panel_authority_targets.csv``: Table 7 flip and
+boost rates, Table 12 / 21 mild-instruction changes, Table 11 strong-instruction level, Table 19
+topic flip rates; each row with the line of ``shared/papers/authority_bias.txt`` it was read
+from, or a note starting with "derived" saying how it follows from printed numbers) become
+per-model, per-instruction flip targets f_{m,v} and a boost target B_m. Given a prompt set (the
+main experiment's prompts as text, labelled with query id, condition and instruction; the panel
+reads them with its own parser, so nothing of the analysis is imported), the fit solves
+
+* s_{m,v} (susceptibility per instruction) so that the *expected observed* flip rate, the
+  mean over queries of 1 − Σ_j P_orig,j · P_flip,j with P the parse-folded choice distribution
+  (:func:`lib.panel.authority.observed_from_choice`), equals f_{m,v};
+* τ_m (choice temperature) so that the expected boost rate, averaged over the instructions,
+  equals B_m: boosts are mostly sampling noise (lift 1.06×, §5.5), flips mostly authority;
+* a factor t_k per topic (dividing the content terms) so that the pooled flip rate of topic k equals its Table 19
+  value (topics the text does not print share the remaining mean).
+
+Everything is exact enumeration over the prompts (no sampling). ``python -m lib.panel.authority_fit
+PROMPTS.parquet`` refits and writes ``lib/resources/panel_authority_fit.json``; the test module
+``tests/test_panel_calibration.py`` builds the prompt set with :mod:`lib.authority` and holds
+the stored fit against the published values.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lib import paths
+from lib.panel import authority as au
+from lib.panel import prompts
+
+TARGETS_FILE = "panel_authority_targets.csv"
+FIT_FILE = "panel_authority_fit.json"
+CONDITIONS = ("original", "flipped", "boosted")
+#: Lowest choice temperature the fit may use. On the synthetic corpus the boost rates of several
+#: models lie below what even a deterministic chooser gives (boosted cards move the argmax about
+#: 0.6× as often as swapped ones); τ is kept at or above this floor so that choices stay graded
+#: and the 1:N pilot's regression still recovers the true weights (the pilot cards share their
+#: content, so there the choice is softmax(s·A/τ) alone and saturates for small τ).
+TAU_FLOOR = 0.1
+VARIANTS = ("none", "mild", "strong")
+_INSTRUCTION = {"baseline": "none", "anti_authority": "mild", "content_first": "strong",
+                "none": "none", "mild": "mild", "strong": "strong"}
+
+
+@lru_cache(maxsize=1)
+def targets() -> pd.DataFrame:
+    """The published (or derived) calibration targets, percent as printed."""
+    path = paths.RESOURCES / TARGETS_FILE
+    t = pd.read_csv(path, dtype={"printed": str}, keep_default_na=False)
+    need = ["name", "quantity", "value", "printed", "line", "note"]
+    if list(t.columns) != need:
+        raise ValueError(f"{path}: columns {list(t.columns)}, expected {need}")
+    bad = t[(t["printed"] == "") & ~t["note"].str.startswith("derived")]
+    if len(bad):
+        raise ValueError(f"{path}: row {bad.index[0] + 2} has no printed value and no 'derived' note")
+    t["value"] = t["value"].astype(float)
+    return t
+
+
+def _t(name: str, quantity: str) -> float | None:
+    t = targets()
+    v = t[(t["name"] == name) & (t["quantity"] == quantity)]["value"]
+    return float(v.iloc[0]) if len(v) else None
+
+
+def model_flip_targets(models) -> dict[str, dict[str, float]]:
+    """Per model: flip rate per instruction variant and boost rate, as fractions.
+
+    With F the overall flip rate (mean over the three variants), δ the mild change and ρ the
+    common strong/baseline ratio (from the aggregate 31.4 / 44.3 of Table 11): baseline
+    b = (3F − δ)/(2 + ρ), mild b + δ, strong ρ·b. Open models without a printed δ share the
+    open cohort's pooled −5.7pp (less mistral's +2.0) in proportion to F. gpt-4o-mini's baseline
+    is printed (45.2 %), so its strong rate is 3F − b − (b + δ).
+    """
+    rho = _t("all", "strong_flip_rate") / _t("all", "baseline_flip_rate")
+    open_ids = [m for m in models if au.cohort(m) == "open"]
+    printed_open = {m: _t(m, "mild_delta_pp") for m in open_ids if _t(m, "mild_delta_pp") is not None}
+    rest = [m for m in open_ids if m not in printed_open]
+    pool = _t("open", "mild_delta_pp") * len(open_ids) - sum(printed_open.values())
+    rest_f = sum(_t(m, "flip_rate") for m in rest) or 1.0
+    out = {}
+    for m in models:
+        F, B = _t(m, "flip_rate"), _t(m, "boost_rate")
+        if F is None or B is None:
+            continue
+        d = _t(m, "mild_delta_pp")
+        if d is None:
+            d = pool * F / rest_f if m in rest else 0.0
+        b = _t(m, "baseline_flip_rate")
+        if b is not None:
+            rates = {"none": b, "mild": b + d, "strong": 3 * F - 2 * b - d}
+        else:
+            b = (3 * F - d) / (2 + rho)
+            rates = {"none": b, "mild": b + d, "strong": rho * b}
+        out[m] = {**{v: r / 100 for v, r in rates.items()}, "boost": B / 100}
+    return out
+
+
+def topic_targets(topics) -> dict[str, float]:
+    other = _t("other topics", "topic_flip_rate")
+    return {k: (_t(k, "topic_flip_rate") or other) / 100 for k in topics}
+
+
+class PromptArrays:
+    """Per (query, condition): the model-independent authority sums A and relevance r of the ten
+    cards, in display order, plus the query's topic; per model the perception noise ε."""
+
+    def __init__(self, seed: int, rows: pd.DataFrame):
+        need = {"query_id", "condition", "text"}
+        if need - set(rows.columns):
+            raise ValueError(f"authority_fit: the prompt table lacks {sorted(need - set(rows.columns))}")
+        rows = rows.drop_duplicates(["query_id", "condition"]).copy()
+        self.seed = seed
+        self.queries = sorted(rows["query_id"].unique())
+        self.tasks: dict[tuple[str, str], prompts.Task] = {}
+        for q, c, text in zip(rows["query_id"], rows["condition"], rows["text"]):
+            self.tasks[(q, c)] = prompts.parse(text)
+        missing = [(q, c) for q in self.queries for c in CONDITIONS if (q, c) not in self.tasks]
+        if missing:
+            raise ValueError(f"authority_fit: no prompt for {missing[0]} (each query needs all three conditions)")
+        n = max(len(t.detail["cards"]) for t in self.tasks.values())
+        self.n = n
+        self.topic = np.array([au.topic_of(self.tasks[(q, "original")]) for q in self.queries])
+        self.A = {c: np.zeros((len(self.queries), n)) for c in CONDITIONS}
+        self.r = {c: np.full((len(self.queries), n), -np.inf) for c in CONDITIONS}
+        for c in CONDITIONS:
+            for i, q in enumerate(self.queries):
+                t = self.tasks[(q, c)]
+                a, r = au.card_terms(seed, t)
+                self.A[c][i, :len(a)], self.r[c][i, :len(r)] = a, r
+        self._eps: dict[str, dict[str, np.ndarray]] = {}
+
+    def eps(self, model: str) -> dict[str, np.ndarray]:
+        if model not in self._eps:
+            out = {}
+            for c in CONDITIONS:
+                e = np.zeros((len(self.queries), self.n))
+                for i, q in enumerate(self.queries):
+                    t = self.tasks[(q, c)]
+                    v = au.card_noise(self.seed, model, t)
+                    e[i, :len(v)] = v
+                out[c] = e
+            self._eps[model] = out
+        return self._eps[model]
+
+    def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
+        """Parse-folded choice distributions, one row per query (t: per-query topic factor)."""
+        u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * self.A[cond]) / tau
+        u[:, 0] += au.PRIMACY / tau
+        u -= u.max(axis=1, keepdims=True)
+        p = np.exp(u)
+        p /= p.sum(axis=1, keepdims=True)
+        return au.observed_from_choice(model, p)
+
+    def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
+        """Per query: expected P(pick differs) between original and ``manip`` (independent draws)."""
+        po, pm = self.observed(model, "original", s, tau, t), self.observed(model, manip, s, tau, t)
+        return 1.0 - (po * pm).sum(axis=1)
+
+
+def _bisect(f, lo: float, hi: float, target: float, n: int = 40, log: bool = False) -> float:
+    """x in [lo, hi] with f(x) = target for increasing f (clamped to the ends)."""
+    if f(lo) >= target:
+        return lo
+    if f(hi) <= target:
+        return hi
+    a, b = (np.log(lo), np.log(hi)) if log else (lo, hi)
+    for _ in range(n):
+        m = 0.5 * (a + b)
+        x = np.exp(m) if log else m
+        a, b = (m, b) if f(x) < target else (a, m)
+    m = 0.5 * (a + b)
+    return float(np.exp(m) if log else m)
+
+
+def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
+    """Fit τ_m, s_{m,v} and the topic multipliers to the published targets (see module docstring)."""
+    arr = PromptArrays(seed, rows)
+    models = [m for m in au.AUTHORITY_MODELS if m in model_flip_targets(au.AUTHORITY_MODELS)]
+    tgt = model_flip_targets(models)
+    topics = sorted(set(arr.topic))
+    ttgt = topic_targets(topics)
+    mult = {k: 1.0 for k in topics}
+    params: dict[str, dict] = {}
+    for _ in range(rounds):
+        tq = np.array([mult[k] for k in arr.topic])
+        for m in models:
+            def solve_s(tau, v):
+                return _bisect(lambda s: arr.change(m, "flipped", s, tau, tq).mean(), 0.0, 30.0, tgt[m][v])
+
+            def boost(tau):
+                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v), tau, tq).mean() for v in VARIANTS]))
+
+            tau = _bisect(boost, TAU_FLOOR, 3.0, tgt[m]["boost"], n=25, log=True)
+            params[m] = {"tau": tau, "s": {v: solve_s(tau, v) for v in VARIANTS}}
+        for k in topics:
+            sel = arr.topic == k
+
+            def pooled(x, sel=sel):
+                tq2 = np.where(sel, x, tq)
+                return float(np.mean([arr.change(m, "flipped", params[m]["s"][v], params[m]["tau"], tq2)[sel].mean()
+                                      for m in models if m != "gpt-4o-mini" for v in VARIANTS]))
+            mult[k] = _bisect(pooled, 0.05, 20.0, ttgt[k], n=30, log=True)
+        norm = float(np.mean([mult[k] for k in arr.topic]))
+        mult = {k: v / norm for k, v in mult.items()}
+    return {"seed": seed, "queries": len(arr.queries), "models": params, "topic_multiplier": mult,
+            "note": "fitted by lib.panel.authority_fit.fit on the main-experiment prompts of the synthetic "
+                    "corpus (lib.authority) at this seed; targets lib/resources/panel_authority_targets.csv"}
+
+
+def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) -> dict:
+    """Expected observed rates of the stored (or given) fit over a prompt set, by exact enumeration:
+    per model flip per variant, boost (mean over variants), per topic pooled flip (headline models)."""
+    arr = PromptArrays(seed, rows)
+    fitted = fitted or au.fitted()
+    mult = fitted["topic_multiplier"]
+    tq = np.array([mult.get(k, 1.0) for k in arr.topic])
+    out: dict = {"models": {}, "topics": {}}
+    per_topic: dict[str, list] = {}
+    for m, p in fitted["models"].items():
+        rates = {}
+        for v in VARIANTS:
+            fl = arr.change(m, "flipped", p["s"][v], p["tau"], tq)
+            rates[v] = float(fl.mean())
+            rates[f"boost_{v}"] = float(arr.change(m, "boosted", p["s"][v], p["tau"], tq).mean())
+            if m != "gpt-4o-mini":
+                for k in set(arr.topic):
+                    per_topic.setdefault(k, []).append(float(fl[arr.topic == k].mean()))
+        rates["flip"] = float(np.mean([rates[v] for v in VARIANTS]))
+        rates["boost"] = float(np.mean([rates[f"boost_{v}"] for v in VARIANTS]))
+        out["models"][m] = rates
+    out["topics"] = {k: float(np.mean(v)) for k, v in per_topic.items()}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lib.panel.authority_fit",
+                                 description="Refit the authority panel to the published rates.")
+    ap.add_argument("prompts", type=Path, help="parquet/CSV with query_id, condition, text (the main-experiment prompts)")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--out", type=Path, default=paths.RESOURCES / FIT_FILE)
+    a = ap.parse_args(argv)
+    rows = pd.read_parquet(a.prompts) if a.prompts.suffix == ".parquet" else pd.read_csv(a.prompts)
+    res = fit(a.seed, rows)
+    a.out.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
+    print(f"written {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

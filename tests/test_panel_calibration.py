@@ -1,0 +1,184 @@
+"""The synthetic panel's expected authority-bias and AttriBench rates against the papers' published
+values (issue 17). Everything is exact enumeration from the panel's truth (the fitted parameters
+over the main-experiment prompts of the synthetic corpus at the profiles' seed, the AttriBench
+outcome probabilities over a fame-balanced grid): no sampling."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import paths, published
+from lib.authority import analysis, conditions, corpus, prompts
+from lib.panel import attribution as pat
+from lib.panel import authority as pau
+from lib.panel import authority_fit as fit
+
+SEED = 20261130          # the quick and paper profiles' seed, the fit's
+# beside the repository (as tests/test_published.py looks) or one level up (a worktree)
+PAPERS_DIR = next((d for d in (paths.ROOT.parent / "shared" / "papers", paths.ROOT.parent.parent / "shared" / "papers")
+                   if d.is_dir()), paths.ROOT.parent / "shared" / "papers")
+PAPER = [m for m in pau.AUTHORITY_MODELS if m in pau.fitted()["models"]]       # the nine of the paper
+HEADLINE = [m for m in PAPER if m != "gpt-4o-mini"]
+FRONTIER = [m for m in HEADLINE if pau.cohort(m) == "frontier"]
+OPEN = [m for m in HEADLINE if pau.cohort(m) == "open"]
+
+
+def _prompt_rows(n_queries: int) -> pd.DataFrame:
+    c = corpus.synthetic_corpus(SEED)
+    conds = conditions.build_conditions(c, weights=dict(pau.WEIGHTS), seed=SEED)
+    r = prompts.build_main_requests(c, n_queries=n_queries, seed=SEED, condition_set=conds, instructions=("baseline",))
+    return r.assign(text=r["messages"].map(lambda m: m[0]["content"]))[["query_id", "topic", "condition", "text"]]
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return _prompt_rows(10)          # the paper's 250 queries
+
+
+@pytest.fixture(scope="module")
+def expected(rows):
+    return fit.expected_rates(SEED, rows)
+
+
+def _printed(name, quantity):
+    t = fit.targets()
+    r = t[(t["name"] == name) & (t["quantity"] == quantity)]
+    return None if r.empty or not r["printed"].iloc[0] else float(r["value"].iloc[0]) / 100
+
+
+def _comparisons(expected) -> list[tuple[str, float, float]]:
+    """(label, expected, published) for every published rate the panel is calibrated to."""
+    m = expected["models"]
+    out = []
+    for mid in PAPER:
+        for q, v in (("flip_rate", m[mid]["flip"]), ("boost_rate", m[mid]["boost"])):
+            if _printed(mid, q) is not None:
+                out.append((f"{mid} {q}", v, _printed(mid, q)))
+        if _printed(mid, "mild_delta_pp") is not None:
+            out.append((f"{mid} mild delta", m[mid]["mild"] - m[mid]["none"], _printed(mid, "mild_delta_pp")))
+    out.append(("gpt-4o-mini baseline flip", m["gpt-4o-mini"]["none"], _printed("gpt-4o-mini", "baseline_flip_rate")))
+    pooled = lambda ms, v: float(np.mean([m[x][v] for x in ms]))   # noqa: E731
+    out.append(("open cohort mild delta", pooled(OPEN, "mild") - pooled(OPEN, "none"), _printed("open", "mild_delta_pp")))
+    out.append(("frontier cohort mild delta", pooled(FRONTIER, "mild") - pooled(FRONTIER, "none"), 0.039))  # line 161
+    out.append(("aggregate flip (Table 5)", pooled(HEADLINE, "flip"), 0.392))                               # line 130
+    out.append(("aggregate boost (Table 5)", pooled(HEADLINE, "boost"), 0.217))                             # line 130
+    out.append(("content_first flip (Table 11)", pooled(HEADLINE, "strong"), _printed("all", "strong_flip_rate")))
+    out.append(("anti_authority change (Table 11)", pooled(HEADLINE, "mild") - pooled(HEADLINE, "none"), -0.023))
+    out.append(("content_first reduction (Table 11)", pooled(HEADLINE, "none") - pooled(HEADLINE, "strong"), 0.129))
+    for k, v in expected["topics"].items():
+        if _printed(k, "topic_flip_rate") is not None:
+            out.append((f"topic {k}", v, _printed(k, "topic_flip_rate")))
+    params = pau.model_params(SEED)
+    for mid in HEADLINE:
+        if _printed(mid, "mention_rate") is not None:
+            out.append((f"{mid} mention", float(np.mean(list(params[mid]["mention_rate"].values()))),
+                        _printed(mid, "mention_rate")))
+    change = np.mean([params[x]["mention_rate"]["strong"] - params[x]["mention_rate"]["none"] for x in HEADLINE])
+    out.append(("content_first mention change (Table 13)", float(change), _printed("all", "strong_mention_change_pp")))
+    return out
+
+
+def test_targets_resource_cites_the_paper():
+    t = fit.targets()
+    assert {"flip_rate", "boost_rate", "mild_delta_pp", "mention_rate", "topic_flip_rate"} <= set(t["quantity"])
+    text = PAPERS_DIR / "authority_bias.txt"
+    if not text.is_file():
+        pytest.skip("the paper texts (shared/papers) are not beside the repository")
+    lines = text.read_text().splitlines()
+    norm = lambda s: s.replace("\\", "").replace("−", "-")   # noqa: E731
+    for r in t.itertuples(index=False):
+        if r.printed:
+            assert norm(r.printed) in norm(lines[int(r.line) - 1]), (r.name, r.quantity, r.line)
+            assert published.printed_number(r.printed) == pytest.approx(r.value), (r.name, r.quantity)
+        else:
+            assert r.note.startswith("derived"), (r.name, r.quantity)
+
+
+def test_flip_targets_reproduce_the_printed_aggregates():
+    tg = fit.model_flip_targets(pau.AUTHORITY_MODELS)
+    assert sorted(tg) == sorted(PAPER)
+    head = [m for m in HEADLINE if m in tg]
+    assert len(head) == 8
+    assert np.mean([np.mean([tg[m][v] for v in fit.VARIANTS]) for m in head]) == pytest.approx(0.392, abs=1e-9)
+    assert np.mean([tg[m]["boost"] for m in head]) == pytest.approx(0.217, abs=1e-9)
+    assert np.mean([tg[m]["none"] for m in head]) == pytest.approx(0.443, abs=0.003)
+    assert tg["gpt-4o-mini"]["none"] == pytest.approx(0.452) and tg["gpt-4o-mini"]["mild"] == pytest.approx(0.416)
+    assert all(tg[m]["mild"] > tg[m]["none"] for m in FRONTIER + ["mistral:7b"])       # the backfire
+    assert all(tg[m]["strong"] < tg[m]["none"] for m in tg)
+
+
+def test_topic_of_reads_every_corpus_topic(rows):
+    orig = rows[rows["condition"] == "original"]
+    from lib.panel import prompts as pp
+    got = [pau.topic_of(pp.parse(t)) for t in orig["text"]]
+    assert got == orig["topic"].tolist()
+
+
+def test_authority_expected_rates_sit_at_the_published_ones(expected):
+    comp = _comparisons(expected)
+    diffs = {lab: e - p for lab, e, p in comp}
+    absd = np.abs(list(diffs.values()))
+    assert len(comp) >= 35
+    assert np.median(absd) <= 0.02, sorted(diffs.items(), key=lambda kv: -abs(kv[1]))[:8]
+    # boost rates: on the synthetic corpus a boosted card moves the choice about 0.6× as often as a
+    # swap, so models whose published boost is under half their flip rate (gemma2, mistral) stay
+    # above it even at the fit's τ floor; every other rate is within 0.08
+    boost = {k: v for k, v in diffs.items() if k.endswith("boost_rate")}
+    rest = {k: v for k, v in diffs.items() if k not in boost}
+    assert max(abs(v) for v in rest.values()) <= 0.08, sorted(rest.items(), key=lambda kv: -abs(kv[1]))[:5]
+    assert max(abs(v) for v in boost.values()) <= 0.13, boost
+
+
+def test_stored_fit_is_what_the_fit_gives(rows):
+    stored = json.loads((paths.RESOURCES / fit.FIT_FILE).read_text())
+    new = fit.fit(SEED, rows)
+    assert stored["queries"] == new["queries"] == 250
+    for m, p in stored["models"].items():
+        assert new["models"][m]["tau"] == pytest.approx(p["tau"], rel=1e-6), m
+        for v in fit.VARIANTS:
+            assert new["models"][m]["s"][v] == pytest.approx(p["s"][v], rel=1e-5, abs=1e-6), (m, v)
+    for k, v in stored["topic_multiplier"].items():
+        assert new["topic_multiplier"][k] == pytest.approx(v, rel=1e-5), k
+
+
+def test_marker_sentences_hit_one_category_each_at_table_23_shares():
+    shares = {}
+    for label, weight, text in pau.MARKERS:
+        hits = analysis.authority_markers(text.format(h=42))
+        assert hits == [label], (text, hits)
+        shares[label] = weight
+    total = sum(shares.values())
+    assert total == pytest.approx(1.0, abs=1e-9)
+    assert shares["recency"] == pytest.approx(_printed("recency", "marker_share"), abs=1e-9)
+    assert shares["citations"] + shares["impact"] == pytest.approx(2 / 3, abs=0.001)
+    assert all(shares[k] < 0.03 for k in ("h-index", "venue_prestige", "institution_name"))
+
+
+def test_attribution_expected_accuracy_and_suppression_sit_at_the_published_ones():
+    params = pat.model_params(SEED)
+    paper = {m: p for m, p in params.items() if p["in_paper"]}
+    ref = pat._reference_sample()
+
+    def acc(mid, family):
+        p = params[mid]
+        return float(np.mean([pat.outcome_probabilities(p, family, False, f, r, g)["correct"]
+                              for f, r, g in zip(ref["log10_hits"], ref["race"], ref["gender"])]))
+    pub = published.published_values("attribution_bias")
+    names = {"GPT-5.1": "gpt-5.1", "Kimi-K2.5": "moonshotai/Kimi-K2.5", "GPT-OSS-120B": "openai/gpt-oss-120b"}
+    diffs = {}
+    for r in pub[pub["artifact"] == "at-fig4"].itertuples(index=False):
+        mid = names[r.row.split("/", 1)[1]]
+        diffs[f"{r.row} {r.column}"] = acc(mid, r.column) - r.published
+    gaps = pat.suppression_gaps(paper)
+    key = {"at-fig6": "omit", "at-fig7": "evid"}
+    for r in pub[pub["artifact"].isin(list(key))].itertuples(index=False):
+        label = f"{key[r.artifact]}: {r.row.split(': ', 1)[1]}"
+        diffs[label] = gaps[label] - r.published
+    absd = np.abs(list(diffs.values()))
+    assert len(diffs) == 16
+    assert np.median(absd) <= 0.02, diffs
+    assert absd.max() <= 0.08, diffs
+
