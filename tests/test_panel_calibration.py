@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from lib import paths, published
+from lib.attribution import published as at_published
 from lib.authority import analysis, conditions, corpus, prompts
 from lib.panel import attribution as pat
 from lib.panel import authority as pau
@@ -166,7 +167,7 @@ def test_attribution_expected_accuracy_and_suppression_sit_at_the_published_ones
         p = params[mid]
         return float(np.mean([pat.outcome_probabilities(p, family, False, f, r, g)["correct"]
                               for f, r, g in zip(ref["log10_hits"], ref["race"], ref["gender"])]))
-    pub = published.published_values("attribution_bias")
+    pub = at_published.published_values()
     names = {"GPT-5.1": "gpt-5.1", "Kimi-K2.5": "moonshotai/Kimi-K2.5", "GPT-OSS-120B": "openai/gpt-oss-120b"}
     diffs = {}
     for r in pub[pub["artifact"] == "at-fig4"].itertuples(index=False):
