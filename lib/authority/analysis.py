@@ -336,25 +336,57 @@ def instruction_effect(responses: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TABLE12_MODES = ("faithful", "corrected")
+
+
 def instruction_effect_by_model(responses: pd.DataFrame, variant: str = "anti_authority", *,
-                                groups: Mapping[str, str] | None = None) -> pd.DataFrame:
+                                groups: Mapping[str, str] | None = None, mode: str = "faithful") -> pd.DataFrame:
     """ab-tab12: per-model flip rate under baseline and under ``variant``, the change in pp and McNemar (paper Table 12).
 
     A positive ``delta_pp`` is a backfire (the flip rate rises under the debiasing instruction).
     ``groups`` maps models to cohorts (e.g. frontier / open-weight); each cohort then gets a
     pooled row (``level="group"``), as the paper's "frontier +3.9pp, McNemar p = .02".
+
+    Faithful vs corrected (the rates, not the test):
+
+    * ``mode="faithful"``: each rate is the reference's ``fr = fc / ft`` over *every* parsed
+      original/flipped pair of that model and instruction (``analyse_results.py``,
+      ``metric_4_instruction_effect``, ``by_model_variant``), so the baseline and the variant rate
+      can rest on different queries when a cell failed to parse (``baseline_pairs`` and
+      ``variant_pairs`` count them); a cohort row pools every pair of its models the same way;
+    * ``mode="corrected"``: both rates over the *paired* subset, the queries whose four cells
+      (baseline and variant, original and flipped) all parsed, which is what the change and the
+      McNemar test compare; a query that parsed under one instruction only no longer moves the
+      difference.
+
+    In both modes ``pairs``, ``b``, ``c`` and ``p_mcnemar`` are the exact McNemar test on the
+    paired subset (the reference computes McNemar only pooled over models, on the same paired
+    cells, :func:`instruction_effect`).
     """
+    if mode not in TABLE12_MODES:
+        raise ValueError(f"instruction_effect_by_model: mode must be one of {TABLE12_MODES}, got {mode!r}")
     pf = _paired_flips(responses, variant)
-    rows = []
-    units = [("model", m, d) for m, d in pf.groupby("model")]
+    allp = pairs(responses, "flipped")
+    allp = allp[allp["instruction"].isin(["baseline", variant])]
     if groups:
         pf = pf.assign(group=pf["model"].map(groups))
-        units += [("group", g, d) for g, d in pf.dropna(subset=["group"]).groupby("group")]
-    for level, name, d in units:
-        rows.append(dict(level=level, name=name, pairs=len(d), baseline_flip_rate=d["flipped_base"].mean(),
-                         variant_flip_rate=d["flipped_var"].mean(),
-                         delta_pp=100 * (d["flipped_var"].mean() - d["flipped_base"].mean()), **_mcnemar_row(d)))
-    return pd.DataFrame(rows).assign(variant=variant)
+        allp = allp.assign(group=allp["model"].map(groups))
+    units = [("model", m) for m in sorted(set(allp["model"]) | set(pf["model"]))]
+    if groups:
+        units += [("group", g) for g in sorted(set(pf["group"].dropna()) | set(allp["group"].dropna()))]
+    rows = []
+    for level, name in units:
+        d = pf[pf[level] == name]
+        if mode == "faithful":
+            a = allp[allp[level] == name]
+            fb, fv = a.loc[a["instruction"] == "baseline", "flipped"], a.loc[a["instruction"] == variant, "flipped"]
+        else:
+            fb, fv = d["flipped_base"], d["flipped_var"]
+        base = fb.mean() if len(fb) else np.nan
+        var = fv.mean() if len(fv) else np.nan
+        rows.append(dict(level=level, name=name, pairs=len(d), baseline_pairs=len(fb), variant_pairs=len(fv),
+                         baseline_flip_rate=base, variant_flip_rate=var, delta_pp=100 * (var - base), **_mcnemar_row(d)))
+    return pd.DataFrame(rows).assign(variant=variant, mode=mode)
 
 
 #: Authority-marker patterns of the justification analysis, verbatim (spec A.8 M5).
@@ -439,10 +471,22 @@ def say_do_gap(responses: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def inference_time(responses: pd.DataFrame) -> pd.DataFrame:
-    """ab-tab15: per-model mean, median and 95th-percentile wall-clock seconds per cell (paper A.4 Table 15)."""
+def inference_time(responses: pd.DataFrame, *, mode: str = "faithful") -> pd.DataFrame:
+    """ab-tab15: per-model mean, median and 95th-percentile wall-clock seconds per cell (paper A.4 Table 15).
+
+    Over every cell of the model, parsed or not. Faithful (``analyse_results.py``, metric 3): cells
+    whose latency is 0 or missing are skipped (``if r.get("elapsed_seconds")``) and the median is
+    the upper median ``sorted(s)[len // 2]``; ``mode="corrected"`` keeps zero latencies and takes
+    the usual median (the mean of the two middle values for an even count). The reference has no
+    95th percentile; ``p95_s`` is numpy's linear-interpolation percentile in both modes.
+    """
+    if mode not in ("faithful", "corrected"):
+        raise ValueError(f"inference_time: mode must be 'faithful' or 'corrected', got {mode!r}")
     r = responses.dropna(subset=["latency_s"])
-    return (r.groupby("model")["latency_s"].agg(cells="size", mean_s="mean", median_s="median",
+    if mode == "faithful":
+        r = r[r["latency_s"] != 0]
+    median = (lambda s: sorted(s)[len(s) // 2]) if mode == "faithful" else "median"
+    return (r.groupby("model")["latency_s"].agg(cells="size", mean_s="mean", median_s=median,
                                                 p95_s=lambda s: float(np.percentile(s, 95)))
             .sort_values("mean_s").reset_index())
 

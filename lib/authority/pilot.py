@@ -10,9 +10,11 @@ affiliation``); :func:`pilot_rows` builds it from the pilot requests and the mod
 
 Faithful vs corrected, per the reference's quirks (spec A.7 ⚠):
 
-* fitting: ``method="gd"`` is the reference's batch gradient descent (zero start, step 0.01,
-  at most 5,000 iterations or max|grad| < 1e-6, coefficients rounded to 6 dp), which is
-  usually not converged; ``method="mle"`` is the exact maximum-likelihood fit (statsmodels);
+* fitting: ``method="gd"`` (faithful, the default in every profile) is the reference's batch
+  gradient descent (zero start, step 0.01, at most 5,000 iterations, stopping after the step whose
+  gradient has max|grad| < 1e-6; McFadden R² from the unrounded weights, coefficients reported to
+  6 dp), which is usually not converged; ``method="mle"`` (corrected) is the exact
+  maximum-likelihood fit (statsmodels), the optimum the descent approaches;
 * dominance: ``averaging="subsets"`` is the reference's simple mean of a predictor's
   contribution over all subsets without it (every subset weighs the same);
   ``averaging="general"`` is Budescu's general dominance (mean within each subset size, then
@@ -132,13 +134,13 @@ def fit_logit(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method
         converged = False
         for _ in range(5000):
             grad = At @ (_sigmoid(A @ w) - y)
+            w -= 0.01 * grad           # the reference steps first, then tests the gradient it stepped with
             if np.max(np.abs(grad)) < 1e-6:
                 converged = True
                 break
-            w -= 0.01 * grad
+        p = _sigmoid(A @ w)            # R² from the unrounded weights, the coefficients reported to 6 dp
         w = np.round(w, 6)
         coef, b0 = w[:-1], float(w[-1])
-        p = _sigmoid(A @ w)
     elif method == "mle":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -217,8 +219,8 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
                 contrib[j][len(S)].append(r2[S | {j}] - v)
     cond = pd.DataFrame({j: {s: float(np.mean(c)) for s, c in contrib[j].items()} for j in names}).T
     cond.columns = [f"size_{s}" for s in cond.columns]
-    if averaging == "subsets":
-        dom = {j: float(np.mean([x for c in contrib[j].values() for x in c])) for j in names}
+    if averaging == "subsets":   # the reference reports each D_j rounded to 6 dp, and fuses the rounded values
+        dom = {j: round(float(np.mean([x for c in contrib[j].values() for x in c])), 6) for j in names}
     else:
         dom = {j: float(cond.loc[j].mean()) for j in names}
     comp = pd.DataFrame(False, index=names, columns=names)
