@@ -187,12 +187,3 @@ def test_pilot_rows_validates_and_drops_unparsed(simulated_pilot):
     with pytest.raises(ValueError, match="lacks column 'model'"):
         pilot.pilot_rows(req, ch.drop(columns="model"))
 
-
-def test_batched_subset_descent_equals_one_fit_per_subset():
-    """Dominance runs all subsets' gradient descents side by side; each R² is the single fit's."""
-    import itertools
-    X, y = _data(beta=(0.9, 0.6, 0.5), corr=0.5)
-    subsets = [S for k in range(1, 4) for S in itertools.combinations(range(3), k)]
-    batched = pilot._gd_subset_r2(X, y, subsets)
-    single = [pilot.fit_logit(X[:, list(S)], y, [str(i) for i in S], method="gd").mcfadden_r2 for S in subsets]
-    assert np.allclose(batched, single, rtol=0, atol=1e-12)

@@ -198,13 +198,15 @@ def flip_agreement(responses: pd.DataFrame, manipulation: str = "flipped", *, co
     return pd.DataFrame(rows, columns=["model_a", "model_b", "cells", "agreement", "kappa"])
 
 
-def agreement_summary(responses: pd.DataFrame) -> pd.DataFrame:
-    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8)."""
+def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd.DataFrame:
+    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8).
+
+    ``corrected`` is passed to :func:`flip_agreement` (faithful: κ = 0 for a pair without variation)."""
     sel = selection_agreement(responses)
     off = sel.where(~np.eye(len(sel), dtype=bool)).stack()
     rows = [dict(measure="selection agreement", mean=off.mean(), min=off.min(), max=off.max(), pairs=len(off) // 2)]
     for man in MANIPULATIONS:
-        k = flip_agreement(responses, man)["kappa"]
+        k = flip_agreement(responses, man, corrected=corrected)["kappa"]
         rows.append(dict(measure=f"flip kappa ({man})", mean=k.mean(), min=k.min(), max=k.max(), pairs=len(k)))
     return pd.DataFrame(rows)
 
@@ -521,7 +523,8 @@ def weight_sensitivity(responses: pd.DataFrame, *, derived: Mapping[str, float] 
     return pd.DataFrame(rows)
 
 
-def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ablation_model: str) -> pd.DataFrame:
+def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ablation_model: str,
+                  mode: str = "faithful") -> pd.DataFrame:
     """ab-tab21: the tier ablation (paper Appendix E Table 21).
 
     Rows: the ablation model's flip rate, boost rate and mild-instruction change; and the
@@ -533,7 +536,7 @@ def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ab
     if solo.empty:
         raise ValueError(f"tier_ablation: no responses for ablation model {ablation_model!r}")
     sus = model_susceptibility(solo).iloc[0]
-    mild = instruction_effect_by_model(solo, "anti_authority")
+    mild = instruction_effect_by_model(solo, "anti_authority", mode=mode)   # Table 12's rates (faithful: all pairs)
     agg = lambda d: pairs(d, "flipped")["flipped"].mean()  # noqa: E731
     return pd.DataFrame([
         dict(quantity=f"{ablation_model} flip rate", value=sus["flip_rate"]),
@@ -546,16 +549,16 @@ def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ab
     ])
 
 
-def significance_summary(responses: pd.DataFrame) -> pd.DataFrame:
+def significance_summary(responses: pd.DataFrame, *, yates: bool = True) -> pd.DataFrame:
     """ab-tab22: the ten primary tests (paper Appendix F Table 22), recomputed on the responses.
 
     Flip and boost rate > 0 (binomial), flip vs boost (χ²), direction under flipped and boosted
     (binomial), model homogeneity (χ²), boosted pick rate vs chance (binomial), max h-index of
     boosted vs original picks (Mann–Whitney U), content-first and anti-authority instruction
-    effects (McNemar).
+    effects (McNemar). ``yates`` is passed to :func:`flip_boost_gap` (faithful: SciPy's continuity correction).
     """
     fr = flip_rates(responses).set_index("manipulation")
-    gap = flip_boost_gap(responses)
+    gap = flip_boost_gap(responses, yates=yates)
     d = flip_direction(responses).set_index("manipulation")
     hom = model_homogeneity(responses)
     bp = boosted_pick_rate(responses).iloc[0]

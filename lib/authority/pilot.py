@@ -154,34 +154,6 @@ def fit_logit(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method
                     int(len(y)), float(y.mean()), converged, method)
 
 
-def _gd_subset_r2(X: np.ndarray, y: np.ndarray, subsets: Sequence[tuple[int, ...]]) -> list[float]:
-    """McFadden R² of the reference's gradient descent (as :func:`fit_logit` ``method="gd"``) on each subset of
-    the columns of X, run side by side: column s of the weight matrix is subset s's weights, zero and held
-    at zero outside the subset (a zero weight adds an exact 0 to every linear predictor), and each subset
-    stops after its own step whose gradient is below the tolerance."""
-    if y.size == 0 or y.min() == y.max():
-        raise ValueError(f"fit_logit: y must contain both 0 and 1 (n={y.size}, positives={int(y.sum())})")
-    Z = zscore(X)[0]
-    n, k = Z.shape
-    A = np.hstack([Z, np.ones((n, 1))])
-    At = np.ascontiguousarray(A.T) / n
-    mask = np.zeros((k + 1, len(subsets)))
-    for j, S in enumerate(subsets):
-        mask[list(S), j] = 1.0
-    mask[k] = 1.0                                  # every subset has the intercept
-    W = np.zeros_like(mask)
-    active = np.ones(len(subsets), dtype=bool)
-    Y = y[:, None]
-    for _ in range(5000):
-        G = (At @ (_sigmoid(A @ W) - Y)) * mask
-        W -= 0.01 * G * active
-        active &= ~(np.max(np.abs(G), axis=0) < 1e-6)
-        if not active.any():
-            break
-    P = _sigmoid(A @ W)
-    return [mcfadden_r2(y, P[:, j]) for j in range(len(subsets))]
-
-
 def vif(X: np.ndarray, predictors: Sequence[str]) -> dict[str, float]:
     """Variance inflation factors of the z-scored predictors (spec A.7 step 5; paper A.7).
 
@@ -214,7 +186,7 @@ class Dominance:
 
 
 def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method: FitMethod = "gd",
-                       averaging: Averaging = "subsets") -> Dominance:
+                       averaging: Averaging = "subsets", subset_r2: Mapping[frozenset, float] | None = None) -> Dominance:
     """Dominance analysis of McFadden R² (Budescu 1993; Azen & Budescu 2003; paper §4.3, A.7).
 
     Every non-empty subset S of the k predictors is fitted once (2^k − 1 fits; 31 for the
@@ -228,6 +200,7 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
 
     Conditional dominance (per size) and complete dominance (j beats i in every subset
     without both) are returned in both modes. z-scoring is done per fit on the subset's columns.
+    ``subset_r2`` (e.g. another Dominance's ``subset_r2`` of the same data and method) skips the fits.
     """
     if averaging not in ("subsets", "general"):
         raise ValueError(f"averaging must be 'subsets' or 'general', got {averaging!r}")
@@ -236,9 +209,11 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
     k = len(names)
     r2: dict[frozenset, float] = {frozenset(): 0.0}
     subsets = [S for size in range(1, k + 1) for S in itertools.combinations(range(k), size)]
-    if method == "gd":   # every subset's descent at once: the same steps, one matrix product per iteration
-        for S, v in zip(subsets, _gd_subset_r2(X, np.asarray(y, dtype=float), subsets)):
-            r2[frozenset(names[i] for i in S)] = v
+    if subset_r2 is not None:
+        missing = [S for S in subsets if frozenset(names[i] for i in S) not in subset_r2]
+        if missing:
+            raise ValueError(f"dominance_analysis: subset_r2 lacks the subsets {missing[:3]} of {names}")
+        r2.update({frozenset(names[i] for i in S): float(subset_r2[frozenset(names[i] for i in S)]) for S in subsets})
     else:
         for S in subsets:
             r2[frozenset(names[i] for i in S)] = fit_logit(X[:, list(S)], y, [names[i] for i in S], method=method).mcfadden_r2
