@@ -258,3 +258,24 @@ def test_table15_latency_mean_and_median(labelled, report):
         ref = report["metric_3_model_differences"][model]
         assert (round(t.loc[model, "mean_s"], 2), round(t.loc[model, "median_s"], 2)) == (
             ref["avg_latency_s"], ref["median_latency_s"])
+
+
+def test_table8_agreement_equals_the_references(labelled):
+    """Table 8 against analyse_cross_model_agreement.py: the selection matrix, per-pair κ (3 dp) and the aggregates."""
+    ref = json.loads((REF / "cross_model_agreement.json").read_text())
+    sel = an.selection_agreement(labelled)
+    for a, row in ref["selection"]["matrix"].items():
+        for b, (match, total) in row.items():
+            assert sel.loc[a, b] == pytest.approx(match / total, abs=1e-12)
+    t = an.agreement_summary(labelled).set_index("measure")
+    s = ref["selection"]
+    assert t.loc["selection agreement", ["mean", "min", "max"]].tolist() == pytest.approx(
+        [s["_printed_mean"], s["_printed_min"], s["_printed_max"]], abs=1e-12)
+    for man in ("flipped", "boosted"):
+        k = an.flip_agreement(labelled, man)
+        for r in k.itertuples():
+            assert round(r.kappa, 3) == ref[man]["kappa"][r.model_a][r.model_b]
+            assert round(r.agreement, 3) == ref[man]["rate"][r.model_a][r.model_b]
+        row = t.loc[f"flip kappa ({man})"]
+        assert (row["mean"], row["min"], row["max"]) == pytest.approx(
+            (ref[man]["_printed_mean_kappa"], ref[man]["_printed_min_kappa"], ref[man]["_printed_max_kappa"]), abs=1e-12)

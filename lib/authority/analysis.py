@@ -201,12 +201,15 @@ def flip_agreement(responses: pd.DataFrame, manipulation: str = "flipped", *, co
 def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd.DataFrame:
     """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8).
 
-    ``corrected`` is passed to :func:`flip_agreement` (faithful: κ = 0 for a pair without variation)."""
+    Faithful (``analyse_cross_model_agreement.py``): κ = 0 for a pair without variation, and each
+    pair's κ is rounded to 3 dp before the mean and range are taken; ``corrected=True`` uses
+    :func:`lib.stats.cohens_kappa` throughout and averages the unrounded κ."""
     sel = selection_agreement(responses)
     off = sel.where(~np.eye(len(sel), dtype=bool)).stack()
     rows = [dict(measure="selection agreement", mean=off.mean(), min=off.min(), max=off.max(), pairs=len(off) // 2)]
     for man in MANIPULATIONS:
         k = flip_agreement(responses, man, corrected=corrected)["kappa"]
+        k = k if corrected else k.round(3)
         rows.append(dict(measure=f"flip kappa ({man})", mean=k.mean(), min=k.min(), max=k.max(), pairs=len(k)))
     return pd.DataFrame(rows)
 
