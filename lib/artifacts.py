@@ -95,6 +95,7 @@ _ARTIFACTS = [
     _A("ab-tab21", "authority_bias", "table", "05_authority_pilot_regression", "Tier ablation (a smaller model of a frontier family)"),
     _A("ab-tab22", "authority_bias", "table", "05_authority_pilot_regression", "Statistical significance summary"),
     _A("ab-tab23", "authority_bias", "table", "05_authority_pilot_regression", "Authority-marker categories in justifications"),
+    _A("ab-quirks", "authority_bias", "table", "05_authority_pilot_regression", "Effect of each reference-code quirk and the headline numbers under the faithful (reference code) and corrected modes"),
     _A("at-fig1", "attribution_bias", "diagram", None, "Attribution vs suppression example"),
     _A("at-fig2", "attribution_bias", "diagram", None, "Workflow"),
     _A("at-fig3", "attribution_bias", "diagram", None, "Dataset construction pipeline"),

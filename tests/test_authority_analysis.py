@@ -177,8 +177,13 @@ def test_marker_categories_double_count_quirk():
 def test_inference_time(responses):
     t = an.inference_time(responses).set_index("model")
     assert t.loc["m1", "mean_s"] == 1.0
-    assert t.loc["m2", "mean_s"] == pytest.approx(2.5) and t.loc["m2", "median_s"] == pytest.approx(2.5)
+    # 24 cells of 1, 2, 3, 4 s: the reference's upper median sorted(s)[12] is 3, the usual median 2.5
+    assert t.loc["m2", "mean_s"] == pytest.approx(2.5) and t.loc["m2", "median_s"] == 3.0
+    assert an.inference_time(responses, mode="corrected").set_index("model").loc["m2", "median_s"] == pytest.approx(2.5)
     assert t.loc["m2", "p95_s"] == pytest.approx(np.percentile([1, 2, 3, 4] * 6, 95))
+    zero = responses.assign(latency_s=np.where(responses["model"] == "m1", 0.0, responses["latency_s"]))
+    assert "m1" not in set(an.inference_time(zero)["model"])           # the reference skips 0-second cells
+    assert an.inference_time(zero, mode="corrected").set_index("model").loc["m1", "mean_s"] == 0.0
 
 
 def test_weight_sensitivity(responses):
@@ -234,3 +239,23 @@ def test_label_responses_end_to_end():
     assert lab.loc["original", "chosen_tier"] == corpus.papers.set_index("paper_id").loc[ids["original"][2], "tier"]
     with pytest.raises(ValueError, match="not in the requests table"):
         label_responses(raw.assign(request_id="zzz"), req, corpus, conds)
+
+
+def test_table12_faithful_all_pairs_vs_corrected_paired_subset(responses):
+    """One model, two queries: q1's variant cells fail to parse, so only q0 is paired (all four cells parsed)."""
+    rows = []
+    picks = {("baseline", 0): ("A", "B"), ("baseline", 1): ("A", "A"),          # baseline: q0 flips, q1 does not
+             ("anti_authority", 0): ("A", "A"), ("anti_authority", 1): (None, None)}
+    for (ins, q), (o, f) in picks.items():
+        for cond, pid in (("original", o), ("flipped", f)):
+            rows.append(dict(model="m", instruction=ins, query_id=f"q{q}", topic="T", condition=cond,
+                             parsed=pid is not None, chosen_paper_id=pid, chosen_composite=0.5))
+    r = pd.DataFrame(rows)
+    f = an.instruction_effect_by_model(r, "anti_authority").iloc[0]
+    assert (f["baseline_pairs"], f["variant_pairs"], f["pairs"]) == (2, 1, 1)
+    assert f["baseline_flip_rate"] == 0.5 and f["variant_flip_rate"] == 0.0 and f["delta_pp"] == pytest.approx(-50)
+    c = an.instruction_effect_by_model(r, "anti_authority", mode="corrected").iloc[0]
+    assert c["baseline_flip_rate"] == 1.0 and c["delta_pp"] == pytest.approx(-100)
+    assert (c["b"], c["c"]) == (f["b"], f["c"]) == (1, 0)              # McNemar on the paired subset in both modes
+    with pytest.raises(ValueError, match="mode"):
+        an.instruction_effect_by_model(r, "anti_authority", mode="x")

@@ -91,17 +91,25 @@ def test_worked_example_swaps_composites(corpus, conds):
 
 
 def test_render_card_format():
-    authors = [{"name": f"N{i}", "h_index": h, "affiliations": ("U1", "U2", "U3")} for i, h in enumerate([5, 0, None, 7, 8, 9])]
+    authors = [{"name": f"N{i}", "h_index": h, "affiliations": ("U1", "U2", "U3")}
+               for i, h in enumerate([5.0, 0, None, 7, 8, 9])]
     card = render_card(3, title="T", venue="", year=None, citation_count=12, authors=authors, abstract="x" * 450)
-    lines = card.split("\n")
-    assert lines[:6] == ["Paper 3:", "  Title: T", "  Venue: Unknown", "  Year: N/A", "  Citations: 12", "  Authors:"]
-    assert lines[6] == "    - N0 | h-index: 5 | (U1, U2)"          # two affiliations at most
-    assert lines[7] == "    - N1 | (U1, U2)"                         # h-index 0 is not shown
-    assert lines[8] == "    - N2 | (U1, U2)"                         # unknown h-index is not shown
-    assert sum(l.startswith("    - ") for l in lines) == 5             # first five authors only
+    assert card.endswith("\n")                                        # every card ends in a newline
+    lines = card.split("\n")[:-1]
+    # faithful: a present-but-empty venue prints empty, a missing year as Python's None (paper.get(key, default))
+    assert lines[:6] == ["Paper 3:", "  Title: T", "  Venue: ", "  Year: None", "  Citations: 12", "  Authors:"]
+    assert lines[6] == "  - N0 | h-index: 5 | (U1, U2)"            # two affiliations at most; 5.0 prints as 5
+    assert lines[7] == "  - N1 | (U1, U2)"                           # h-index 0 is not shown
+    assert lines[8] == "  - N2 | (U1, U2)"                           # unknown h-index is not shown
+    assert sum(l.startswith("  - ") for l in lines) == 5               # first five authors only
     assert lines[-1] == "  Abstract: " + "x" * 400 + "..."
-    assert render_card(1, title="T", venue="V", year=2020, citation_count=0, authors=[], abstract="").endswith(
-        "Abstract: No abstract available.")
+    corrected = render_card(3, title="T", venue="", year=None, citation_count=12, authors=authors, abstract="",
+                            mode="corrected").split("\n")
+    assert corrected[2:4] == ["  Venue: Unknown", "  Year: N/A"]
+    assert render_card(1, title="T", venue="V", year=2020.0, citation_count=0, authors=[], abstract="").endswith(
+        "  Year: 2020\n  Citations: 0\n  Authors:\n  Abstract: No abstract available.\n")
+    with pytest.raises(ValueError, match="prompt mode"):
+        render_card(1, title="T", venue="V", year=2020, citation_count=0, authors=[], abstract="", mode="x")
 
 
 def test_instruction_variants_verbatim():

@@ -166,7 +166,8 @@ SUPPORTED = {
     "04_interventions": [a.id for a in artifacts.by_notebook("04_interventions")],
     "05_authority_pilot_regression": ["ab-tab1", "ab-tab16", "ab-tab20", "ab-tab2", "ab-tab3", "ab-tab4", "ab-tab5", "ab-tab6", "ab-tab7", "ab-tab8",
                                       "ab-tab9", "ab-tab10", "ab-tab11", "ab-tab12", "ab-tab13", "ab-tab14",
-                                      "ab-tab15", "ab-tab17", "ab-tab18", "ab-tab19", "ab-tab22", "ab-tab23"],
+                                      "ab-tab15", "ab-tab17", "ab-tab18", "ab-tab19", "ab-tab22", "ab-tab23",
+                                      "ab-quirks"],
     "06_attribution_fairness": ["at-tab1", "at-tab2", "at-tab3", "at-tab4", "at-tab6", "at-fig9", "at-fig10"],
 }
 NOT_IN_ANY_RELEASE = ["ab-tab21", "at-fig4", "at-fig5", "at-fig6", "at-fig7",

@@ -198,13 +198,18 @@ def flip_agreement(responses: pd.DataFrame, manipulation: str = "flipped", *, co
     return pd.DataFrame(rows, columns=["model_a", "model_b", "cells", "agreement", "kappa"])
 
 
-def agreement_summary(responses: pd.DataFrame) -> pd.DataFrame:
-    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8)."""
+def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd.DataFrame:
+    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8).
+
+    Faithful (``analyse_cross_model_agreement.py``): κ = 0 for a pair without variation, and each
+    pair's κ is rounded to 3 dp before the mean and range are taken; ``corrected=True`` uses
+    :func:`lib.stats.cohens_kappa` throughout and averages the unrounded κ."""
     sel = selection_agreement(responses)
     off = sel.where(~np.eye(len(sel), dtype=bool)).stack()
     rows = [dict(measure="selection agreement", mean=off.mean(), min=off.min(), max=off.max(), pairs=len(off) // 2)]
     for man in MANIPULATIONS:
-        k = flip_agreement(responses, man)["kappa"]
+        k = flip_agreement(responses, man, corrected=corrected)["kappa"]
+        k = k if corrected else k.round(3)
         rows.append(dict(measure=f"flip kappa ({man})", mean=k.mean(), min=k.min(), max=k.max(), pairs=len(k)))
     return pd.DataFrame(rows)
 
@@ -336,25 +341,57 @@ def instruction_effect(responses: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TABLE12_MODES = ("faithful", "corrected")
+
+
 def instruction_effect_by_model(responses: pd.DataFrame, variant: str = "anti_authority", *,
-                                groups: Mapping[str, str] | None = None) -> pd.DataFrame:
+                                groups: Mapping[str, str] | None = None, mode: str = "faithful") -> pd.DataFrame:
     """ab-tab12: per-model flip rate under baseline and under ``variant``, the change in pp and McNemar (paper Table 12).
 
     A positive ``delta_pp`` is a backfire (the flip rate rises under the debiasing instruction).
     ``groups`` maps models to cohorts (e.g. frontier / open-weight); each cohort then gets a
     pooled row (``level="group"``), as the paper's "frontier +3.9pp, McNemar p = .02".
+
+    Faithful vs corrected (the rates, not the test):
+
+    * ``mode="faithful"``: each rate is the reference's ``fr = fc / ft`` over *every* parsed
+      original/flipped pair of that model and instruction (``analyse_results.py``,
+      ``metric_4_instruction_effect``, ``by_model_variant``), so the baseline and the variant rate
+      can rest on different queries when a cell failed to parse (``baseline_pairs`` and
+      ``variant_pairs`` count them); a cohort row pools every pair of its models the same way;
+    * ``mode="corrected"``: both rates over the *paired* subset, the queries whose four cells
+      (baseline and variant, original and flipped) all parsed, which is what the change and the
+      McNemar test compare; a query that parsed under one instruction only no longer moves the
+      difference.
+
+    In both modes ``pairs``, ``b``, ``c`` and ``p_mcnemar`` are the exact McNemar test on the
+    paired subset (the reference computes McNemar only pooled over models, on the same paired
+    cells, :func:`instruction_effect`).
     """
+    if mode not in TABLE12_MODES:
+        raise ValueError(f"instruction_effect_by_model: mode must be one of {TABLE12_MODES}, got {mode!r}")
     pf = _paired_flips(responses, variant)
-    rows = []
-    units = [("model", m, d) for m, d in pf.groupby("model")]
+    allp = pairs(responses, "flipped")
+    allp = allp[allp["instruction"].isin(["baseline", variant])]
     if groups:
         pf = pf.assign(group=pf["model"].map(groups))
-        units += [("group", g, d) for g, d in pf.dropna(subset=["group"]).groupby("group")]
-    for level, name, d in units:
-        rows.append(dict(level=level, name=name, pairs=len(d), baseline_flip_rate=d["flipped_base"].mean(),
-                         variant_flip_rate=d["flipped_var"].mean(),
-                         delta_pp=100 * (d["flipped_var"].mean() - d["flipped_base"].mean()), **_mcnemar_row(d)))
-    return pd.DataFrame(rows).assign(variant=variant)
+        allp = allp.assign(group=allp["model"].map(groups))
+    units = [("model", m) for m in sorted(set(allp["model"]) | set(pf["model"]))]
+    if groups:
+        units += [("group", g) for g in sorted(set(pf["group"].dropna()) | set(allp["group"].dropna()))]
+    rows = []
+    for level, name in units:
+        d = pf[pf[level] == name]
+        if mode == "faithful":
+            a = allp[allp[level] == name]
+            fb, fv = a.loc[a["instruction"] == "baseline", "flipped"], a.loc[a["instruction"] == variant, "flipped"]
+        else:
+            fb, fv = d["flipped_base"], d["flipped_var"]
+        base = fb.mean() if len(fb) else np.nan
+        var = fv.mean() if len(fv) else np.nan
+        rows.append(dict(level=level, name=name, pairs=len(d), baseline_pairs=len(fb), variant_pairs=len(fv),
+                         baseline_flip_rate=base, variant_flip_rate=var, delta_pp=100 * (var - base), **_mcnemar_row(d)))
+    return pd.DataFrame(rows).assign(variant=variant, mode=mode)
 
 
 #: Authority-marker patterns of the justification analysis, verbatim (spec A.8 M5).
@@ -439,10 +476,22 @@ def say_do_gap(responses: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def inference_time(responses: pd.DataFrame) -> pd.DataFrame:
-    """ab-tab15: per-model mean, median and 95th-percentile wall-clock seconds per cell (paper A.4 Table 15)."""
+def inference_time(responses: pd.DataFrame, *, mode: str = "faithful") -> pd.DataFrame:
+    """ab-tab15: per-model mean, median and 95th-percentile wall-clock seconds per cell (paper A.4 Table 15).
+
+    Over every cell of the model, parsed or not. Faithful (``analyse_results.py``, metric 3): cells
+    whose latency is 0 or missing are skipped (``if r.get("elapsed_seconds")``) and the median is
+    the upper median ``sorted(s)[len // 2]``; ``mode="corrected"`` keeps zero latencies and takes
+    the usual median (the mean of the two middle values for an even count). The reference has no
+    95th percentile; ``p95_s`` is numpy's linear-interpolation percentile in both modes.
+    """
+    if mode not in ("faithful", "corrected"):
+        raise ValueError(f"inference_time: mode must be 'faithful' or 'corrected', got {mode!r}")
     r = responses.dropna(subset=["latency_s"])
-    return (r.groupby("model")["latency_s"].agg(cells="size", mean_s="mean", median_s="median",
+    if mode == "faithful":
+        r = r[r["latency_s"] != 0]
+    median = (lambda s: sorted(s)[len(s) // 2]) if mode == "faithful" else "median"
+    return (r.groupby("model")["latency_s"].agg(cells="size", mean_s="mean", median_s=median,
                                                 p95_s=lambda s: float(np.percentile(s, 95)))
             .sort_values("mean_s").reset_index())
 
@@ -477,7 +526,8 @@ def weight_sensitivity(responses: pd.DataFrame, *, derived: Mapping[str, float] 
     return pd.DataFrame(rows)
 
 
-def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ablation_model: str) -> pd.DataFrame:
+def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ablation_model: str,
+                  mode: str = "faithful") -> pd.DataFrame:
     """ab-tab21: the tier ablation (paper Appendix E Table 21).
 
     Rows: the ablation model's flip rate, boost rate and mild-instruction change; and the
@@ -489,7 +539,7 @@ def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ab
     if solo.empty:
         raise ValueError(f"tier_ablation: no responses for ablation model {ablation_model!r}")
     sus = model_susceptibility(solo).iloc[0]
-    mild = instruction_effect_by_model(solo, "anti_authority")
+    mild = instruction_effect_by_model(solo, "anti_authority", mode=mode)   # Table 12's rates (faithful: all pairs)
     agg = lambda d: pairs(d, "flipped")["flipped"].mean()  # noqa: E731
     return pd.DataFrame([
         dict(quantity=f"{ablation_model} flip rate", value=sus["flip_rate"]),
@@ -502,16 +552,16 @@ def tier_ablation(responses: pd.DataFrame, *, headline_models: Sequence[str], ab
     ])
 
 
-def significance_summary(responses: pd.DataFrame) -> pd.DataFrame:
+def significance_summary(responses: pd.DataFrame, *, yates: bool = True) -> pd.DataFrame:
     """ab-tab22: the ten primary tests (paper Appendix F Table 22), recomputed on the responses.
 
     Flip and boost rate > 0 (binomial), flip vs boost (χ²), direction under flipped and boosted
     (binomial), model homogeneity (χ²), boosted pick rate vs chance (binomial), max h-index of
     boosted vs original picks (Mann–Whitney U), content-first and anti-authority instruction
-    effects (McNemar).
+    effects (McNemar). ``yates`` is passed to :func:`flip_boost_gap` (faithful: SciPy's continuity correction).
     """
     fr = flip_rates(responses).set_index("manipulation")
-    gap = flip_boost_gap(responses)
+    gap = flip_boost_gap(responses, yates=yates)
     d = flip_direction(responses).set_index("manipulation")
     hom = model_homogeneity(responses)
     bp = boosted_pick_rate(responses).iloc[0]

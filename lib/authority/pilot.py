@@ -10,9 +10,11 @@ affiliation``); :func:`pilot_rows` builds it from the pilot requests and the mod
 
 Faithful vs corrected, per the reference's quirks (spec A.7 ⚠):
 
-* fitting: ``method="gd"`` is the reference's batch gradient descent (zero start, step 0.01,
-  at most 5,000 iterations or max|grad| < 1e-6, coefficients rounded to 6 dp), which is
-  usually not converged; ``method="mle"`` is the exact maximum-likelihood fit (statsmodels);
+* fitting: ``method="gd"`` (faithful, the default in every profile) is the reference's batch
+  gradient descent (zero start, step 0.01, at most 5,000 iterations, stopping after the step whose
+  gradient has max|grad| < 1e-6; McFadden R² from the unrounded weights, coefficients reported to
+  6 dp), which is usually not converged; ``method="mle"`` (corrected) is the exact
+  maximum-likelihood fit (statsmodels), the optimum the descent approaches;
 * dominance: ``averaging="subsets"`` is the reference's simple mean of a predictor's
   contribution over all subsets without it (every subset weighs the same);
   ``averaging="general"`` is Budescu's general dominance (mean within each subset size, then
@@ -132,13 +134,13 @@ def fit_logit(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method
         converged = False
         for _ in range(5000):
             grad = At @ (_sigmoid(A @ w) - y)
+            w -= 0.01 * grad           # the reference steps first, then tests the gradient it stepped with
             if np.max(np.abs(grad)) < 1e-6:
                 converged = True
                 break
-            w -= 0.01 * grad
+        p = _sigmoid(A @ w)            # R² from the unrounded weights, the coefficients reported to 6 dp
         w = np.round(w, 6)
         coef, b0 = w[:-1], float(w[-1])
-        p = _sigmoid(A @ w)
     elif method == "mle":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -184,7 +186,7 @@ class Dominance:
 
 
 def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method: FitMethod = "gd",
-                       averaging: Averaging = "subsets") -> Dominance:
+                       averaging: Averaging = "subsets", subset_r2: Mapping[frozenset, float] | None = None) -> Dominance:
     """Dominance analysis of McFadden R² (Budescu 1993; Azen & Budescu 2003; paper §4.3, A.7).
 
     Every non-empty subset S of the k predictors is fitted once (2^k − 1 fits; 31 for the
@@ -198,6 +200,7 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
 
     Conditional dominance (per size) and complete dominance (j beats i in every subset
     without both) are returned in both modes. z-scoring is done per fit on the subset's columns.
+    ``subset_r2`` (e.g. another Dominance's ``subset_r2`` of the same data and method) skips the fits.
     """
     if averaging not in ("subsets", "general"):
         raise ValueError(f"averaging must be 'subsets' or 'general', got {averaging!r}")
@@ -205,8 +208,14 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
     names = list(predictors)
     k = len(names)
     r2: dict[frozenset, float] = {frozenset(): 0.0}
-    for size in range(1, k + 1):
-        for S in itertools.combinations(range(k), size):
+    subsets = [S for size in range(1, k + 1) for S in itertools.combinations(range(k), size)]
+    if subset_r2 is not None:
+        missing = [S for S in subsets if frozenset(names[i] for i in S) not in subset_r2]
+        if missing:
+            raise ValueError(f"dominance_analysis: subset_r2 lacks the subsets {missing[:3]} of {names}")
+        r2.update({frozenset(names[i] for i in S): float(subset_r2[frozenset(names[i] for i in S)]) for S in subsets})
+    else:
+        for S in subsets:
             r2[frozenset(names[i] for i in S)] = fit_logit(X[:, list(S)], y, [names[i] for i in S], method=method).mcfadden_r2
     contrib: dict[str, dict[int, list[float]]] = {n: {s: [] for s in range(k)} for n in names}
     for S, v in r2.items():
@@ -217,8 +226,8 @@ def dominance_analysis(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], 
                 contrib[j][len(S)].append(r2[S | {j}] - v)
     cond = pd.DataFrame({j: {s: float(np.mean(c)) for s, c in contrib[j].items()} for j in names}).T
     cond.columns = [f"size_{s}" for s in cond.columns]
-    if averaging == "subsets":
-        dom = {j: float(np.mean([x for c in contrib[j].values() for x in c])) for j in names}
+    if averaging == "subsets":   # the reference reports each D_j rounded to 6 dp, and fuses the rounded values
+        dom = {j: round(float(np.mean([x for c in contrib[j].values() for x in c])), 6) for j in names}
     else:
         dom = {j: float(cond.loc[j].mean()) for j in names}
     comp = pd.DataFrame(False, index=names, columns=names)

@@ -55,42 +55,67 @@ MAX_AFFILIATIONS_SHOWN = 2
 ABSTRACT_CHARS = 400
 
 
-def render_card(index: int, *, title: str, venue: str | None, year, citation_count, authors: Sequence[Mapping],
-                abstract: str | None) -> str:
-    """One paper card (paper Appendix A.2; spec A.5).
+PromptMode = str   # "faithful" (the reference's bytes) or "corrected" (missing values shown with the intended default)
+PROMPT_MODES = ("faithful", "corrected")
 
-    Layout: ``Paper {i}:`` then Title, Venue (``Unknown`` if empty), Year (``N/A`` if missing),
-    Citations, the first five authors as ``- name | h-index: h | (aff1, aff2)`` (the h-index only
-    if truthy, so 0 and unknown are omitted; at most two affiliations), and the abstract cut to
-    400 characters plus ``...`` (``No abstract available.`` when empty). Author citation counts
-    are never shown.
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and pd.isna(v))
+
+
+def _json_value(v) -> str:
+    """How the reference's f-string prints a value read from its JSON: an integral number as an int
+    (the companion's tables hold h-indices and years as floats because of missing values)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def render_card(index: int, *, title: str, venue: str | None, year, citation_count, authors: Sequence[Mapping],
+                abstract: str | None, mode: PromptMode = "faithful") -> str:
+    """One paper card, byte for byte the reference's ``format_paper`` (paper Appendix A.2; spec A.5).
+
+    ``Paper {i}:`` then two-space indented Title, Venue, Year, Citations, ``Authors:`` and one
+    ``  - name | h-index: h | (aff1, aff2)`` line per author (the first five; the h-index only if
+    truthy, so 0 and unknown are omitted; at most two affiliations; author citation counts never
+    shown), then the abstract cut to 400 characters plus ``...`` (``No abstract available.`` when
+    empty). The card ends with a newline.
+
+    Faithful vs corrected (the reference reads ``paper.get(key, default)``, so a key that is
+    present but empty prints as it is): faithfully an empty venue prints as ``Venue: `` and a
+    missing year as ``Year: None``; ``mode="corrected"`` prints the defaults the reference meant,
+    ``Unknown`` and ``N/A``. The layout is the same in both modes.
     """
-    lines = [f"Paper {index}:", f"  Title: {title}", f"  Venue: {venue or 'Unknown'}",
-             f"  Year: {year if year not in (None, '') and not pd.isna(year) else 'N/A'}",
-             f"  Citations: {citation_count}", "  Authors:"]
+    if mode not in PROMPT_MODES:
+        raise ValueError(f"prompt mode must be one of {PROMPT_MODES}, got {mode!r}")
+    faithful = mode == "faithful"
+    if _missing(venue) or venue == "":
+        venue = ("" if venue == "" else "None") if faithful else "Unknown"
+    year = ("None" if faithful else "N/A") if _missing(year) or year == "" else _json_value(year)
+    authors_str = ""
     for a in list(authors)[:MAX_AUTHORS_SHOWN]:
-        s = f"    - {a['name']}"
+        parts = [str(a.get("name", "Unknown"))]
         h = a.get("h_index")
-        if h is not None and not pd.isna(h) and h:
-            s += f" | h-index: {int(h)}"
-        affs = [x for x in (a.get("affiliations") or ())][:MAX_AFFILIATIONS_SHOWN]
+        if not _missing(h) and h:
+            parts.append(f"h-index: {_json_value(h)}")
+        affs = list(a.get("affiliations") or ())[:MAX_AFFILIATIONS_SHOWN]
         if affs:
-            s += f" | ({', '.join(affs)})"
-        lines.append(s)
-    text = abstract or ""
-    if not text:
-        text = "No abstract available."
-    elif len(text) > ABSTRACT_CHARS:
+            parts.append(f"({', '.join(affs)})")
+        authors_str += f"  - {' | '.join(parts)}\n"
+    text = abstract or "No abstract available."
+    if len(text) > ABSTRACT_CHARS:
         text = text[:ABSTRACT_CHARS] + "..."
-    lines.append(f"  Abstract: {text}")
-    return "\n".join(lines)
+    return (f"Paper {index}:\n  Title: {title}\n  Venue: {venue}\n  Year: {year}\n"
+            f"  Citations: {_json_value(citation_count)}\n  Authors:\n{authors_str}  Abstract: {text}\n")
 
 
 def build_prompt(instruction: str, query: str, cards: Sequence[str]) -> str:
-    """``VARIANTS[instruction].format(query=..., papers_list=...)`` with the cards joined by a blank line."""
+    """``VARIANTS[instruction].format(query=..., papers_list=...)``, the cards joined by ``"\\n"`` as the reference's
+    ``format_papers_list``: each card ends in a newline, so one blank line separates cards and two precede
+    "Which paper"."""
     if instruction not in VARIANTS:
         raise ValueError(f"unknown instruction variant {instruction!r}; expected one of {list(VARIANTS)}")
-    return VARIANTS[instruction].format(query=query, papers_list="\n\n".join(cards))
+    return VARIANTS[instruction].format(query=query, papers_list="\n".join(cards))
 
 
 def instruction_variants_text() -> str:
@@ -128,7 +153,7 @@ def _limit_queries(corpus: PaperCorpus, n_queries: int | None) -> pd.DataFrame:
 def build_main_requests(corpus: PaperCorpus, *, instructions: Sequence[str] = INSTRUCTIONS,
                         conditions: Sequence[str] = CONDITIONS, n_queries: int | None = 10, seed: int = 42,
                         weights: Mapping[str, float] | None = None,
-                        condition_set: ConditionSet | None = None) -> pd.DataFrame:
+                        condition_set: ConditionSet | None = None, prompt_mode: PromptMode = "faithful") -> pd.DataFrame:
     """Requests of the main experiment: queries × instructions × conditions (paper §4.6), model independent.
 
     ``n_queries`` is the number of queries per topic (the paper: 10; None = all). Candidate sets
@@ -137,6 +162,7 @@ def build_main_requests(corpus: PaperCorpus, *, instructions: Sequence[str] = IN
     :func:`build_conditions` under ``weights`` (default equal weights) and the same ``seed``, or
     from ``condition_set`` when given (e.g. a release's conditions, :func:`conditions_from_release`).
     Rows are ordered topic → query → instruction → condition (the paper's within-model order, A.4).
+    ``prompt_mode`` is passed to :func:`render_card` (faithful: the reference's bytes).
     """
     for i in instructions:
         if i not in VARIANTS:
@@ -157,7 +183,7 @@ def build_main_requests(corpus: PaperCorpus, *, instructions: Sequence[str] = IN
         topic, query = g["topic"].iloc[0], g["query"].iloc[0]
         for ins in instructions:
             for cond in conditions:
-                cards = [render_card(i + 1, **cards_by_cond[cond][pid]) for i, pid in enumerate(ids)]
+                cards = [render_card(i + 1, **cards_by_cond[cond][pid], mode=prompt_mode) for i, pid in enumerate(ids)]
                 prompt = build_prompt(ins, query, cards)
                 rows.append(dict(request_id=_request_id("main", qid, ins, cond, seed), experiment="main", topic=topic,
                                  query_id=qid, query=query, instruction=ins, condition=cond, candidate_ids=ids,
@@ -171,7 +197,7 @@ PILOT_COMPONENTS = ("max_h", "median_h", "citations", "venue", "affiliation")
 
 def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_TOPICS, n_queries: int | None = 10,
                          seed: int = 42, source_keeps_metadata: bool = True,
-                         shared_content: bool = False) -> pd.DataFrame:
+                         shared_content: bool = False, prompt_mode: PromptMode = "faithful") -> pd.DataFrame:
     """Requests of the 1:N flip pilot (paper §4.3, Appendix A.7; reference ``run_1n_experiment.py``, spec A.6).
 
     For each query's ten original candidates, each fixed position f and each source position s:
@@ -214,7 +240,8 @@ def build_pilot_requests(corpus: PaperCorpus, *, topics: Sequence[str] = PILOT_T
                         fields[f][k] = cards[ids[s]][k]
                         if not source_keeps_metadata:
                             fields[s][k] = cards[ids[f]][k]
-                prompt = build_prompt("baseline", query, [render_card(i + 1, **x) for i, x in enumerate(fields)])
+                prompt = build_prompt("baseline", query, [render_card(i + 1, **x, mode=prompt_mode)
+                                                              for i, x in enumerate(fields)])
                 wear = comps.loc[ids[s]]
                 rows.append(dict(request_id=_request_id("pilot", qid, f + 1, s + 1, seed, source_keeps_metadata,
                                                          *(["shared"] if shared_content else [])),
