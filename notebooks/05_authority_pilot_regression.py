@@ -486,7 +486,7 @@ prompt_pairs = [(main_requests, prompts.build_main_requests(paper_corpus, n_quer
                                                             condition_set=conds, prompt_mode="corrected"))]
 ab_quirks = quirks.mode_comparison(
     resp, resp_all, responses_corrected_parser=resp_corrected, responses_all_corrected_parser=resp_all_corrected,
-    pilot_rows=pilot_table, groups=runs.cohorts(), headline=headline, ablation_model=runs.ABLATION_MODEL.id,
+    pilot_rows=pilot_table, groups=ab_models.cohorts(), headline=headline, ablation_model=ab_models.ABLATION_MODEL.id,
     prompt_tables=prompt_pairs, pilot_result=pilot_result if pilot_table is not None else None,
     pilot_tab20=tab20 if pilot_table is not None else None)
 artifacts.save_table(ab_quirks, "ab-quirks", synthetic=synthetic)

@@ -2,7 +2,8 @@
 import pytest
 
 from lib import paths
-from lib.authority import analysis as an, conditions, corpus, prompts, quirks, responses as rs, runs
+from lib.authority import analysis as an, conditions, corpus, prompts, quirks, responses as rs
+from lib.authority import models as ab_models
 
 RELEASE = paths.ROOT / "tests" / "data" / "golden" / "authority" / "release"
 
@@ -28,7 +29,7 @@ def release_run():
 def test_mode_comparison_measures_each_switch(release_run):
     f, k, req, reqc = release_run
     q = quirks.mode_comparison(f, f, responses_corrected_parser=k, responses_all_corrected_parser=k,
-                               groups=runs.cohorts(), prompt_tables=[(req, reqc)])
+                               groups=ab_models.cohorts(), prompt_tables=[(req, reqc)])
     rows = q[q["section"] == "quirk"].set_index("key")
     assert set(rows.index) == {"table12_pairs", "kappa_degenerate", "yates", "marker_counts", "latency_median",
                                "parser", "card_missing_values"}
@@ -41,7 +42,7 @@ def test_mode_comparison_measures_each_switch(release_run):
     differ = sum(a != b for a, b in zip(req["prompt_sha256"], reqc["prompt_sha256"]))
     assert differ > 0 and rows.loc["card_missing_values", "change"] == differ          # the empty-venue paper's prompts
     head = q[q["section"] == "headline"].set_index(["artifact", "row", "column"])
-    t12 = an.instruction_effect_by_model(f, groups=runs.cohorts()).set_index("name")
+    t12 = an.instruction_effect_by_model(f, groups=ab_models.cohorts()).set_index("name")
     assert head.loc[("ab-tab12", "group/frontier", "delta_pp"), "faithful"] == pytest.approx(t12.loc["frontier", "delta_pp"] / 100)
 
 

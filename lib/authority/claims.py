@@ -465,7 +465,8 @@ def derived_tables(responses: pd.DataFrame | None, pilot_rows: pd.DataFrame | No
     """The finer tables some checks read, from the labelled responses (headline models) and the
     pilot rows with the analysis functions; a table that cannot be built is None (its claims are
     then not applicable)."""
-    from lib.authority import analysis, runs
+    from lib.authority import analysis
+    from lib.authority import models as ab_models
 
     def attempt(fn):
         try:
@@ -483,7 +484,7 @@ def derived_tables(responses: pd.DataFrame | None, pilot_rows: pd.DataFrame | No
         return f.merge(b, on=["model_a", "model_b"], suffixes=("_flipped", "_boosted"))
 
     out: dict[str, pd.DataFrame | None] = {
-        "cohorts": pd.DataFrame(sorted((cohorts or runs.cohorts()).items()), columns=["model", "cohort"])}
+        "cohorts": pd.DataFrame(sorted((cohorts or ab_models.cohorts()).items()), columns=["model", "cohort"])}
     have = responses is not None and len(responses) > 0
     out["selection_pairs"] = attempt(sel) if have else None
     out["kappa_pairs"] = attempt(kappas) if have else None
