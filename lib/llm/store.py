@@ -223,7 +223,8 @@ class RawStore:
     # ---- index --------------------------------------------------------------------------------
     INDEX_COLUMNS = (*ATTEMPT_KEYS, "request_id", "shard", "line", "status", "http_status", "error_kind", "tries",
                      "valid", "stop", "served_model", "provider", "system_fingerprint", "prompt_tokens",
-                     "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256")
+                     "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256",
+                     "batch_id", "custom_id")   # the batch path's (lib.llm.batch); None per request
 
     def _sizes(self) -> dict[str, int]:
         return {str(p.relative_to(self.root)): p.stat().st_size for p in self.shards()}
@@ -253,7 +254,8 @@ class RawStore:
                              "completion_tokens": usage.get("completion_tokens"),
                              "total_tokens": usage.get("total_tokens"), "latency_s": rec.get("latency_s"),
                              "started_at": rec.get("started_at"), "finished_at": rec.get("finished_at"),
-                             "prompt_sha256": rec.get("prompt_sha256")})
+                             "prompt_sha256": rec.get("prompt_sha256"),
+                             "batch_id": rec.get("batch_id"), "custom_id": rec.get("custom_id")})
         df = pd.DataFrame(rows, columns=list(self.INDEX_COLUMNS))
         for c in ("http_status", "tries", "prompt_tokens", "completion_tokens", "total_tokens"):
             df[c] = df[c].astype("Int64")
