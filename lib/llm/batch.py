@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -106,8 +107,15 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+@functools.lru_cache(maxsize=256)
 def _iso(ts) -> str | None:
     return datetime.fromtimestamp(int(ts), timezone.utc).isoformat(timespec="milliseconds") if ts else None
+
+
+def _key(ident: dict) -> tuple:
+    """The store's request key of an identity (:func:`lib.llm.store.request_key`, without its generic getter)."""
+    return (str(ident["experiment"]), str(ident["model"]), str(ident["task"]), str(ident["param"]),
+            round(float(ident["temperature"]), 6), int(ident["replicate"]))
 
 
 def _identity(req: Request, attempt: int, validate: Callable) -> dict:
@@ -381,8 +389,7 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
                 rep.malformed.append((lineno, f"{path}: line {lineno}: custom_id {cid!r} is not in the batch plan"))
                 continue
             rep.seen.add(cid)
-            req = {k: ident[k] for k in ("experiment", "model", "task", "param", "temperature", "replicate")}
-            if ident["attempt"] in store.attempts(req):
+            if store.has_attempt(_key(ident), ident["attempt"]):
                 rep.already_stored += 1
                 continue
             kind, status, payload, message = classify(line)
@@ -614,8 +621,7 @@ class _Run:
                                                                                                          "missing")
         detail = "; ".join(x.get("message", "") for x in ((b.get("errors") or {}).get("data") or [])[:3])
         for cid in plan.keys() - rep.seen:
-            req = {k: plan[cid][k] for k in ("experiment", "model", "task", "param", "temperature", "replicate")}
-            if plan[cid]["attempt"] not in self.store.attempts(req):
+            if not self.store.has_attempt(_key(plan[cid]), plan[cid]["attempt"]):
                 self.journal.fail({"custom_id": cid, "batch_id": b["id"], "kind": why, "http_status": None,
                                    "message": f"batch {b['status']}: {detail or 'no result line'}"[:500]})
                 rep.kinds[why] += 1

@@ -212,6 +212,10 @@ class RawStore:
         """Stored attempts of a request: {attempt: {valid, stop, status, prompt_sha256}}."""
         return dict(self._attempts.get(request_key(request), {}))
 
+    def has_attempt(self, key: tuple, attempt: int) -> bool:
+        """Whether attempt ``attempt`` of the request with :func:`request_key` ``key`` is stored (a cheap check)."""
+        return attempt in self._attempts.get(key, ())
+
     def next_attempt(self, request, max_attempts: int) -> int | None:
         """The attempt to run next, or None when the request is complete (a valid attempt, a
         non-retryable stop, or ``max_attempts`` attempts stored)."""
