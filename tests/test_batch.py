@@ -256,3 +256,30 @@ def test_export_then_import_a_vllm_output_file_reports_malformed_lines_by_number
              "--replicates", "5", "--seed", "1", "--out", str(again), "--store", str(store)])
     assert [json.loads(l)["custom_id"] for f in again.glob("input-*[0-9a-f].jsonl") for l in open(f)] == \
         [inputs[1]["custom_id"]]
+
+
+def test_the_in_process_panel_transport_serves_the_batch_api_too(tiny_world, tmp_path):
+    from dataclasses import replace
+
+    from lib.backend import IN_PROCESS_URL, PanelTransport
+
+    reqs = _requests(replicates=1)[:8]
+    panel = Panel.from_world(tiny_world, 11)
+    ep = replace(_endpoint(IN_PROCESS_URL, max_requests_per_file=3), transport=PanelTransport(panel))
+    collect(reqs, ep, store_root=tmp_path / "b")
+    collect(reqs, replace(ep, mode="requests"), store_root=tmp_path / "r")
+    assert _content(tmp_path / "b") == _content(tmp_path / "r")
+
+
+def test_profile_llm_mode_is_validated_and_reaches_the_endpoint(tmp_path):
+    from lib import config
+
+    p = tmp_path / "p.yaml"
+    p.write_text("name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\npromises: []\n"
+                 "llm: {mode: batches}\n")
+    with pytest.raises(config.ProfileError, match=r"llm\.mode"):
+        config.load_profile(p)
+    p.write_text("name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\npromises: []\n"
+                 "llm: {mode: batch, batch: {max_requests_per_file: 10}}\n")
+    ep = Endpoint.from_profile(config.load_profile(p).llm, base_url="http://127.0.0.1:9/v1")
+    assert ep.mode == "batch" and lb.BatchOptions.from_dict(ep.batch).max_requests_per_file == 10
