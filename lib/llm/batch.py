@@ -98,9 +98,9 @@ class BatchOptions:
         return opts
 
 
-def custom_id(req: Request, attempt: int) -> str:
+def custom_id(req: Request, attempt: int, request_id: str | None = None) -> str:
     """``<request_id>-r<replicate>-a<attempt>``: unique per attempt, at most 64 characters."""
-    return f"{req.request_id}-r{int(req.replicate)}-a{int(attempt)}"
+    return f"{request_id or req.request_id}-r{int(req.replicate)}-a{int(attempt)}"
 
 
 def _now() -> str:
@@ -118,10 +118,10 @@ def _key(ident: dict) -> tuple:
             round(float(ident["temperature"]), 6), int(ident["replicate"]))
 
 
-def _identity(req: Request, attempt: int, validate: Callable) -> dict:
+def _identity(req: Request, attempt: int, validate: Callable, request_id: str | None = None) -> dict:
     return {"experiment": req.experiment, "model": req.model, "api_model": req.api_model, "task": req.task,
             "param": req.param, "temperature": float(req.temperature), "replicate": int(req.replicate),
-            "attempt": int(attempt), "request_id": req.request_id, "prompt_sha256": req.prompt_sha256,
+            "attempt": int(attempt), "request_id": request_id or req.request_id, "prompt_sha256": req.prompt_sha256,
             "sub_provider": req.sub_provider, "validate": getattr(validate, "__name__", "llmcaller_validate")}
 
 
@@ -526,11 +526,13 @@ class _Run:
         """(custom_id, body, identity) of every request's next attempt; attempts out of tries become API errors."""
         lines = []
         for r in self.requests:
+            rid = None
             while (a := self.store.next_attempt(r, self.max_attempts)) is not None:
-                cid = custom_id(r, a)
+                rid = rid or r.request_id       # a sha256 of the key: computed once per request
+                cid = custom_id(r, a, rid)
                 fails = self.journal.fails.get(cid, [])
                 if len(fails) < self.endpoint.max_tries:
-                    lines.append((cid, self.bodies.body(r, a), _identity(r, a, self.validate)))
+                    lines.append((cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)))
                     break
                 last = fails[-1]
                 tries = [{**_try_entry(t), "try": i} for i, t in enumerate(fails, 1)]
