@@ -214,13 +214,17 @@ def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: B
     :func:`store_results` needs to store an answer). Returns one dict per file: path, plan, n,
     bytes, sha256. Files are written under a temporary name and renamed when complete.
     """
+    return list(iter_inputs(lines, out_dir, opts, prefix))
+
+
+def iter_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: BatchOptions,
+                prefix: str = "input") -> Iterator[dict]:
+    """:func:`write_inputs`, yielding each file as soon as it is complete (the lines are streamed)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files: list[dict] = []
     state: dict[str, Any] = {}
 
-    def close() -> None:
-        if not state:
-            return
+    def close() -> dict:
         state["fh"].close()
         state["ph"].close()
         sha = state["sha"].hexdigest()
@@ -231,6 +235,7 @@ def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: B
         files.append({"path": str(path), "plan": str(plan), "n": state["n"], "bytes": state["bytes"], "sha256": sha})
         _checkpoint("file_written")
         state.clear()
+        return files[-1]
 
     for cid, body, ident in lines:
         raw = (json.dumps({"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body},
@@ -239,7 +244,7 @@ def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: B
             raise BatchError(f"batch line {cid} is {len(raw)} bytes, over max_bytes_per_file "
                              f"{opts.max_bytes_per_file}")
         if state and (state["n"] >= opts.max_requests_per_file or state["bytes"] + len(raw) > opts.max_bytes_per_file):
-            close()
+            yield close()
         if not state:
             tmp = out_dir / f".{prefix}.{os.getpid()}.part"
             state.update(tmp=tmp, ptmp=tmp.with_suffix(".plan"), fh=open(tmp, "wb"),
@@ -249,8 +254,8 @@ def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: B
         state["ph"].write(json.dumps({"custom_id": cid, **ident}, ensure_ascii=False) + "\n")
         state["n"] += 1
         state["bytes"] += len(raw)
-    close()
-    return files
+    if state:
+        yield close()
 
 
 def read_plan(paths: Iterable[Path]) -> dict[str, dict]:
@@ -522,9 +527,9 @@ class _Run:
         self.bodies = ChatClient(endpoint)
         self.summary = CollectionSummary(requests=len(requests))
 
-    def plan(self) -> list[tuple[str, dict, dict]]:
-        """(custom_id, body, identity) of every request's next attempt; attempts out of tries become API errors."""
-        lines = []
+    def plan(self) -> Iterator[tuple[str, dict, dict]]:
+        """(custom_id, body, identity) of every request's next attempt, streamed; attempts out of tries
+        become API errors."""
         for r in self.requests:
             rid = None
             while (a := self.store.next_attempt(r, self.max_attempts)) is not None:
@@ -532,7 +537,7 @@ class _Run:
                 cid = custom_id(r, a, rid)
                 fails = self.journal.fails.get(cid, [])
                 if len(fails) < self.endpoint.max_tries:
-                    lines.append((cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)))
+                    yield cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)
                     break
                 last = fails[-1]
                 tries = [{**_try_entry(t), "try": i} for i, t in enumerate(fails, 1)]
@@ -542,7 +547,6 @@ class _Run:
                 self.store.append(rec)
                 self.summary.attempts_written += 1
                 self.summary.api_error_attempts += 1
-        return lines
 
     async def submit(self, client: BatchClient, f: dict) -> dict:
         path = Path(f["path"])
@@ -651,16 +655,18 @@ class _Run:
             if self.journal.open_batches():
                 await self.finish(client, self.journal.open_batches(), "batch (resumed)")
             rnd = 0
-            while lines := self.plan():
-                rnd += 1
+            while True:
                 _checkpoint("round")
                 if not self.opts.keep_files:     # every journaled batch is stored: what is left is orphaned
                     for p in self.journal.files_dir.iterdir():
                         p.unlink()
-                files = write_inputs(lines, self.journal.files_dir, self.opts,
-                                     prefix=f"r{len(self.journal.events):06d}")
-                del lines
-                opened = [await self.submit(client, f) for f in files]
+                # each file is submitted as soon as it is written, so the provider starts on it meanwhile
+                opened = [await self.submit(client, f) for f in
+                          iter_inputs(self.plan(), self.journal.files_dir, self.opts,
+                                      prefix=f"r{len(self.journal.events):06d}")]
+                if not opened:
+                    break
+                rnd += 1
                 await self.finish(client, opened, f"batch round {rnd}")
         valid, stopped = self._ended()
         self.summary.valid_requests = valid - self._before[0]
@@ -709,10 +715,9 @@ def export(requests: Sequence[Request], out_dir: Path | str, *, store_root: Path
         run = _Run(list(requests), store, endpoint, options or BatchOptions(), max_attempts, validate, None)
         try:
             check_prompts(run.requests, store)
-            lines = run.plan()
+            return write_inputs(run.plan(), Path(out_dir), options or BatchOptions(), prefix="input")
         finally:
             run.journal.close()
-    return write_inputs(lines, Path(out_dir), options or BatchOptions(), prefix="input")
 
 
 def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
