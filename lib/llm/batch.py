@@ -574,7 +574,9 @@ class _Run:
                                    base_url=self.endpoint.base_url, adopted=True)
 
     async def finish(self, client: BatchClient, opened: list[dict], desc: str) -> None:
-        """Poll every open batch to a terminal status (backoff, progress bar), then store its files."""
+        """Poll the open batches in creation order to a terminal status (backoff, progress bar), storing
+        each one's files as it ends; a sweep stops at the first batch still running, so many open
+        batches do not multiply the polls."""
         pending = {e["batch_id"]: e for e in opened}
         wait = self.opts.poll_initial_s
         done_counts: dict[str, int] = {}
@@ -590,10 +592,11 @@ class _Run:
                         bar.update(n - done_counts.get(bid, 0))
                         done_counts[bid] = n
                         progressed = True
-                    if b["status"] in TERMINAL:
-                        await self.store_batch(client, e, b)
-                        pending.pop(bid)
-                        progressed = True
+                    if b["status"] not in TERMINAL:
+                        break       # the later batches are queued behind this one: one poll per sweep
+                    await self.store_batch(client, e, b)
+                    pending.pop(bid)
+                    progressed = True
                 if pending:
                     wait = self.opts.poll_initial_s if progressed else min(wait * self.opts.poll_factor,
                                                                            self.opts.poll_max_s)
