@@ -7,6 +7,7 @@ same attempts, with malformed lines reported by number.
 """
 import json
 import random
+import shutil
 
 import pytest
 
@@ -35,6 +36,7 @@ class Served:
         self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
+        shutil.rmtree(self.batches.root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ and attempt headers come from the custom id), errors and faults must land in the
 OpenAI's line format, and an invalid input file must fail the batch naming the line.
 """
 import json
+import shutil
 import threading
 import time
 
@@ -29,6 +30,7 @@ def _serve(faults=None):
         stopping.set()
         server.shutdown()
         server.server_close()
+        shutil.rmtree(server.RequestHandlerClass.batches.root, ignore_errors=True)
     return panel, server.RequestHandlerClass.batches, url, stop, quotes
 
 
