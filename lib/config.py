@@ -51,6 +51,15 @@ class WorldSettings(_Strict):
     n_authors: int = Field(gt=0)
 
 
+class BatchSettings(_Strict):
+    """``llm.batch``: provider limits and polling of the batch path (``llm.mode: batch``, lib.llm.batch)."""
+
+    max_requests_per_file: int = Field(default=50_000, gt=0)     # OpenAI's limits per input file
+    max_bytes_per_file: int = Field(default=200_000_000, gt=0)
+    poll_initial_s: float = Field(default=5.0, gt=0)
+    poll_max_s: float = Field(default=60.0, gt=0)
+
+
 class LLMSettings(_Strict):
     """Where chat completions go. ``base_url: null`` starts the embedded panel on 127.0.0.1."""
 
@@ -67,6 +76,10 @@ class LLMSettings(_Strict):
     #: then share one interpreter lock, about twice the wall time); "in_process" hands requests to
     #: it through an httpx transport, no socket (same answers; the HTTP hop is not exercised)
     panel_transport: Literal["http", "http_thread", "in_process"] = "http"
+    #: "requests": one chat completion per attempt; "batch": OpenAI Batch API files (lib.llm.batch),
+    #: the same store, attempts and labels
+    mode: Literal["requests", "batch"] = "requests"
+    batch: BatchSettings = BatchSettings()
 
     @field_validator("api_key_env")
     @classmethod

@@ -52,8 +52,27 @@ class PanelTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, panel):
         self.panel = panel
+        self._batches = None
+
+    async def _batch_api(self, request: httpx.Request) -> httpx.Response:
+        """``/v1/files`` and ``/v1/batches`` (llm.mode: batch) through the panel's batch service."""
+        from lib.panel.batch import BatchService
+
+        if self._batches is None:
+            self._batches = BatchService(self.panel)
+        with tempfile.NamedTemporaryFile(dir=self._batches.root, prefix=".body.") as tmp:
+            tmp.write(await request.aread())
+            tmp.flush()
+            status, headers, payload = self._batches.handle(
+                request.method, request.url.path.rstrip("/"), dict(request.url.params),
+                {k.lower(): v for k, v in request.headers.items()}, Path(tmp.name))
+        data = payload.read_bytes() if isinstance(payload, Path) else json.dumps(payload).encode("utf-8")
+        return httpx.Response(status, content=data, request=request,
+                              headers={"Content-Type": "application/json", **headers})
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if "/files" in request.url.path or "/batches" in request.url.path:
+            return await self._batch_api(request)
         try:
             body = json.loads((await request.aread()).decode("utf-8") or "null")
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -111,6 +111,10 @@ class Endpoint:
     #: it raises :class:`lib.llm.collect.IncompleteCollectionError` (profile llm.max_failed_fraction)
     max_failed_fraction: float = 0.01
     headers: dict = field(default_factory=dict)
+    #: "requests" (one chat completion per attempt) or "batch" (the Batch API, :mod:`lib.llm.batch`,
+    #: with the limits and polling of ``batch``: :class:`lib.llm.batch.BatchOptions` keys)
+    mode: str = "requests"
+    batch: dict = field(default_factory=dict, compare=False)
     #: an httpx transport every client of this endpoint uses (not a profile key: set by code,
     #: e.g. :func:`lib.endpoints.open_endpoint` for the in-process panel); None = the network
     transport: Any = field(default=None, compare=False, repr=False)
@@ -145,6 +149,8 @@ class Endpoint:
         if not isinstance(hdrs, dict) or any(str(h).lower() in ("authorization", "x-api-key", "api-key") for h in hdrs):
             raise ValueError(f"{where}: endpoint.headers must be a mapping without credentials "
                              f"(keys come only from the variable named in api_key_env)")
+        if d.get("mode", "requests") not in ("requests", "batch"):
+            raise ValueError(f"{where}: endpoint.mode must be 'requests' or 'batch', got {d['mode']!r}")
         if d.get("model_id", "api_model") not in ("api_model", "key"):
             raise ValueError(f"{where}: endpoint.model_id must be 'api_model' or 'key', got {d['model_id']!r}")
         return cls(**d)
@@ -163,7 +169,9 @@ class Endpoint:
         d = {"base_url": url, "api_key_env": llm.api_key_env, "max_concurrency": int(llm.max_concurrency),
              "timeout_s": float(llm.request_timeout_s), "pin_provider": "openrouter.ai" in url,
              "model_id": "key" if llm.base_url is None else "api_model",
-             "max_failed_fraction": float(getattr(llm, "max_failed_fraction", 0.01)), **overrides}
+             "max_failed_fraction": float(getattr(llm, "max_failed_fraction", 0.01)),
+             "mode": getattr(llm, "mode", "requests"),
+             "batch": llm.batch.model_dump() if getattr(llm, "batch", None) is not None else {}, **overrides}
         return cls.from_dict(d, where="profile llm")
 
     def api_key(self) -> str | None:

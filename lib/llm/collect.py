@@ -127,6 +127,16 @@ def any_answer(text: str | None, task: str) -> dict:
     return {"is_valid": ok, "message": "Validation successful" if ok else "Empty response", "extracted_data": None}
 
 
+def check_prompts(requests: Sequence[Request], store: RawStore) -> None:
+    """Refuse to resume a request whose stored attempts were made with another prompt."""
+    for r in requests:
+        for a, done in sorted(store.attempts(r).items()):
+            if done["prompt_sha256"] not in (None, r.prompt_sha256):
+                raise ValueError(f"raw store {store.root}: attempt {a} of {r.key} was made with a different prompt "
+                                 f"(prompt_sha256 {done['prompt_sha256'][:12]} vs {r.prompt_sha256[:12]}); "
+                                 "use a new experiment name for changed prompts")
+
+
 async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: Endpoint, *, max_attempts: int = 3,
                         transport=None, validate: Callable[[str | None, str], dict] = llmcaller_validate
                         ) -> CollectionSummary:
@@ -138,12 +148,7 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
     requests = list(requests)
     summary = CollectionSummary(requests=len(requests))
     t0 = time.perf_counter()
-    for r in requests:
-        for a, done in sorted(store.attempts(r).items()):
-            if done["prompt_sha256"] not in (None, r.prompt_sha256):
-                raise ValueError(f"raw store {store.root}: attempt {a} of {r.key} was made with a different prompt "
-                                 f"(prompt_sha256 {done['prompt_sha256'][:12]} vs {r.prompt_sha256[:12]}); "
-                                 "use a new experiment name for changed prompts")
+    check_prompts(requests, store)
 
     async def run(client: ChatClient, r: Request) -> None:
         nxt = store.next_attempt(r, max_attempts)
@@ -249,7 +254,15 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
     Raises :class:`EndpointDown` (circuit breaker) or :class:`IncompleteCollectionError`
     (completeness check) after storing all that was done, so a re-run resumes.
+    An endpoint with ``mode: batch`` (profile ``llm.mode``) goes through the Batch API instead
+    (:func:`lib.llm.batch.collect_batch`: same store, attempts and labels).
     """
+    # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) ----
+    if getattr(endpoint, "mode", "requests") == "batch":
+        from lib.llm.batch import collect_batch
+
+        return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
+                             transport=transport, write_index=write_index, validate=validate)
     try:
         with RawStore(store_root) as store:
             summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts,
@@ -279,25 +292,22 @@ def dry_run(requests: Sequence[Request], models, *, output_tokens: int = 1000, m
     return table
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from lib.scholar.models import load_models
-
-    ap = argparse.ArgumentParser(prog="python -m lib.llm.collect", description=__doc__.split("\n\n")[0])
+def plan_arguments(ap: argparse.ArgumentParser) -> None:
+    """The command-line options of an LLMScholarBench request plan (shared with ``lib.llm.batch export``)."""
     ap.add_argument("--experiment", required=True, help="experiment name (a folder of the raw store)")
     ap.add_argument("--models", default="all", help="comma-separated model keys, or 'all'")
     ap.add_argument("--families", default=None, help="comma-separated task families (default: all six)")
     ap.add_argument("--replicates", type=int, default=1)
     ap.add_argument("--temperatures", default="calibrated", help="'calibrated' or comma-separated values")
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--output-tokens", type=int, default=1000, help="dry run: expected output tokens per attempt")
-    ap.add_argument("--dry-run", action="store_true", help="print the plan and its cost; send nothing")
-    ap.add_argument("--base-url", default=None)
-    ap.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
     ap.add_argument("--model-id", default="api_model", choices=["api_model", "key"])
-    ap.add_argument("--max-concurrency", type=int, default=8)
     ap.add_argument("--pin-provider", action="store_true", help="send OpenRouter sub-provider pinning")
     ap.add_argument("--store", default=None, help="raw store folder (default outputs/raw)")
-    a = ap.parse_args(argv)
+
+
+def _models_from_args(ap: argparse.ArgumentParser, a):
+    from lib.scholar.models import load_models
+
     models = load_models()
     if a.models != "all":
         keys = a.models.split(",")
@@ -305,10 +315,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             ap.error(f"--models: unknown keys {unknown}; see lib/resources/lsb_models.csv")
         models = models[models["key"].isin(keys)]
+    return models
+
+
+def plan_from_args(ap: argparse.ArgumentParser, a) -> list[Request]:
+    """The requests of :func:`plan_arguments`' options."""
     temps = "calibrated" if a.temperatures == "calibrated" else [float(t) for t in a.temperatures.split(",")]
-    reqs = build_requests(models, experiment=a.experiment, families=a.families.split(",") if a.families else None,
-                          replicates=a.replicates, temperatures=temps, seed=a.seed, model_id=a.model_id)
-    dry_run(reqs, models, output_tokens=a.output_tokens)
+    return build_requests(_models_from_args(ap, a), experiment=a.experiment,
+                          families=a.families.split(",") if a.families else None, replicates=a.replicates,
+                          temperatures=temps, seed=a.seed, model_id=a.model_id)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lib.llm.collect", description=__doc__.split("\n\n")[0])
+    plan_arguments(ap)
+    ap.add_argument("--output-tokens", type=int, default=1000, help="dry run: expected output tokens per attempt")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan and its cost; send nothing")
+    ap.add_argument("--base-url", default=None)
+    ap.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
+    ap.add_argument("--max-concurrency", type=int, default=8)
+    a = ap.parse_args(argv)
+    reqs = plan_from_args(ap, a)
+    dry_run(reqs, _models_from_args(ap, a), output_tokens=a.output_tokens)
     if a.dry_run:
         return 0
     if not a.base_url:

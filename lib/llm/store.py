@@ -324,6 +324,10 @@ class RawStore:
         """HTTP tries that stored failed tries of (request, attempt) already used (0 if none)."""
         return self._spent.get((*request_key(request), int(attempt)), 0)
 
+    def has_attempt(self, key: tuple, attempt: int) -> bool:
+        """Whether attempt ``attempt`` of the request with :func:`request_key` ``key`` is stored (a cheap check)."""
+        return attempt in self._attempts.get(key, ())
+
     def next_attempt(self, request, max_attempts: int) -> int | None:
         """The attempt to run next, or None when the request is complete (a valid attempt, a
         non-retryable stop, or ``max_attempts`` attempts stored)."""
@@ -335,7 +339,8 @@ class RawStore:
     # ---- index --------------------------------------------------------------------------------
     INDEX_COLUMNS = (*ATTEMPT_KEYS, "request_id", "shard", "line", "status", "http_status", "error_kind", "tries",
                      "valid", "stop", "served_model", "provider", "system_fingerprint", "prompt_tokens",
-                     "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256")
+                     "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256",
+                     "batch_id", "custom_id")   # the batch path's (lib.llm.batch); None per request
 
     def _sizes(self) -> dict[str, int]:
         return {str(p.relative_to(self.root)): p.stat().st_size for p in self.shards()}
@@ -365,7 +370,8 @@ class RawStore:
                              "completion_tokens": usage.get("completion_tokens"),
                              "total_tokens": usage.get("total_tokens"), "latency_s": rec.get("latency_s"),
                              "started_at": rec.get("started_at"), "finished_at": rec.get("finished_at"),
-                             "prompt_sha256": rec.get("prompt_sha256")})
+                             "prompt_sha256": rec.get("prompt_sha256"),
+                             "batch_id": rec.get("batch_id"), "custom_id": rec.get("custom_id")})
         df = pd.DataFrame(rows, columns=list(self.INDEX_COLUMNS))
         for c in ("http_status", "tries", "prompt_tokens", "completion_tokens", "total_tokens"):
             df[c] = df[c].astype("Int64")

@@ -13,6 +13,13 @@ Kinds (rates are probabilities per HTTP try, drawn in this order from one unifor
   timeout); in process the header ``X-Panel-Stall-Seconds`` carries the delay;
 * ``error_body``: HTTP 200 whose body is an OpenRouter-style ``error`` object, no choices;
 * ``truncated``: HTTP 200 whose JSON text is cut mid-token.
+
+Batch-level kinds (:mod:`lib.panel.batch`; drawn apart from the chat kinds above, so they do
+not count in the per-try sum): ``batch_line`` (per line and line try: the line lands in the
+error file with ``request_timeout`` instead of an answer), ``batch_expired`` (per batch: it
+expires after a random share of its lines, the rest land in the error file with
+``batch_expired``) and ``batch_429`` (per ``POST /v1/batches`` call: HTTP 429 with
+``Retry-After``, no batch created).
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 KINDS = ("429", "500", "502", "503", "stall", "error_body", "truncated")
+BATCH_KINDS = ("batch_line", "batch_expired", "batch_429")
 
 
 @dataclass(frozen=True)
@@ -34,12 +42,21 @@ class FaultConfig:
     rate_truncated: float = 0.0
     retry_after_s: float = 1.0
     stall_s: float = 30.0
+    rate_batch_line: float = 0.0
+    rate_batch_expired: float = 0.0
+    rate_batch_429: float = 0.0
 
     def __post_init__(self):
         rates = self.rates()
         bad = {k: v for k, v in rates.items() if not 0.0 <= v <= 1.0}
         if bad or sum(rates.values()) > 1.0:
             raise ValueError(f"panel faults: rates must be in [0, 1] and sum to ≤ 1, got {rates}")
+        batch = self.batch_rates()
+        if any(not 0.0 <= v <= 1.0 for v in batch.values()):
+            raise ValueError(f"panel faults: batch rates must each be in [0, 1], got {batch}")
+
+    def batch_rates(self) -> dict[str, float]:
+        return {k: float(getattr(self, f"rate_{k}")) for k in BATCH_KINDS}
 
     def rates(self) -> dict[str, float]:
         return {k: float(getattr(self, f"rate_{k}")) for k in KINDS}
@@ -49,9 +66,10 @@ class FaultConfig:
 
     def spec(self) -> str:
         """The CLI string :meth:`parse` reads back into this configuration (``""`` when fault-free)."""
-        if not any(self.rates().values()):
+        rates = {**self.rates(), **self.batch_rates()}
+        if not any(rates.values()):
             return ""
-        parts = [f"{k}={v!r}" for k, v in self.rates().items() if v]
+        parts = [f"{k}={v!r}" for k, v in rates.items() if v]
         return ",".join(parts + [f"retry_after_s={self.retry_after_s!r}", f"stall_s={self.stall_s!r}"])
 
     @classmethod
@@ -68,7 +86,7 @@ class FaultConfig:
             field = name if name in ("retry_after_s", "stall_s") else f"rate_{name}"
             if field not in cls.__dataclass_fields__:
                 raise ValueError(f"panel faults: unknown fault {name!r} in {spec!r} "
-                                 f"(expected one of {', '.join(KINDS)}, retry_after_s, stall_s)")
+                                 f"(expected one of {', '.join(KINDS + BATCH_KINDS)}, retry_after_s, stall_s)")
             try:
                 kw[field] = float(value)
             except ValueError:

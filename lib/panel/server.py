@@ -1,23 +1,31 @@
 """The panel over HTTP: a stdlib ThreadingHTTPServer bound to 127.0.0.1.
 
-Routes: ``POST /v1/chat/completions``, ``GET /v1/models``, ``GET /health``. A stalled fault
-holds the connection for ``stall_s`` seconds (interruptible by shutdown) before answering.
+Routes: ``POST /v1/chat/completions``, ``GET /v1/models``, ``GET /health``, and the Batch API
+(``/v1/files``, ``/v1/batches``: :mod:`lib.panel.batch`, processed in this process). A stalled
+fault holds the connection for ``stall_s`` seconds (interruptible by shutdown) before answering.
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
+from lib.panel.batch import BatchService
 from lib.panel.core import Panel
 
 HOST = "127.0.0.1"
 
 
 def _make_handler(panel: Panel, stopping: threading.Event):
+    batches = BatchService(panel)
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         # keep-alive answers are small: without TCP_NODELAY each one waits on Nagle + delayed ACK (~40 ms)
@@ -38,7 +46,46 @@ def _make_handler(panel: Panel, stopping: threading.Event):
             self.end_headers()
             self.wfile.write(raw)
 
+        # ---- the Batch API: bodies go through a temporary file, file contents are streamed ----
+        def _batch(self, method: str) -> None:
+            url = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            with tempfile.NamedTemporaryFile(dir=batches.root, prefix=".body.", delete=True) as tmp:
+                while length > 0:
+                    chunk = self.rfile.read(min(length, 1 << 20))
+                    if not chunk:
+                        break
+                    tmp.write(chunk)
+                    length -= len(chunk)
+                tmp.flush()
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, hdrs, payload = batches.handle(method, url.path.rstrip("/"), dict(parse_qsl(url.query)),
+                                                       headers, Path(tmp.name))
+            if not isinstance(payload, Path):
+                self._send(status, payload, hdrs)
+                return
+            self.send_response(status)
+            self.send_header("Content-Type", hdrs.get("Content-Type", "application/octet-stream"))
+            self.send_header("Content-Length", str(payload.stat().st_size))
+            self.end_headers()
+            with open(payload, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    self.wfile.write(chunk)
+
+        def _is_batch(self) -> bool:
+            return self.path.startswith(("/v1/files", "/v1/batches", "/files", "/batches"))
+
+        def do_DELETE(self):
+            if self._is_batch():
+                self._batch("DELETE")
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error",
+                                           "code": "not_found"}})
+
         def do_GET(self):
+            if self._is_batch():
+                self._batch("GET")
+                return
             path = self.path.split("?")[0].rstrip("/")
             if path in ("/v1/models", "/models"):
                 self._send(200, panel.models())
@@ -49,6 +96,9 @@ def _make_handler(panel: Panel, stopping: threading.Event):
                                            "code": "not_found"}})
 
         def do_POST(self):
+            if self._is_batch():
+                self._batch("POST")
+                return
             path = self.path.split("?")[0].rstrip("/")
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
@@ -68,7 +118,12 @@ def _make_handler(panel: Panel, stopping: threading.Event):
                 return
             self._send(status, payload, headers)
 
+    Handler.batches = batches
     return Handler
+
+
+def _drop_batch_files(server) -> None:
+    shutil.rmtree(server.RequestHandlerClass.batches.root, ignore_errors=True)
 
 
 def make_server(panel: Panel, port: int = 0, host: str = HOST) -> tuple[ThreadingHTTPServer, threading.Event]:
@@ -90,6 +145,7 @@ def serve_in_thread(panel: Panel, port: int = 0, host: str = HOST):
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+        _drop_batch_files(server)
 
     return base_url, stop
 
@@ -132,4 +188,5 @@ def serve_forever(panel: Panel, port: int = 0, host: str = HOST, *, parent_pid: 
         server.serve_forever(poll_interval=0.1)
     finally:
         server.server_close()
+        _drop_batch_files(server)
         print("panel stopped", file=sys.stderr, flush=True)

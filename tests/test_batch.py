@@ -1,0 +1,287 @@
+"""The batch path (lib.llm.batch) against the embedded panel's Batch API on 127.0.0.1.
+
+Checked against the per-request path on the same requests: the same answers, bodies, usage and
+labels land in the store. Interrupting a run at random points and starting it again loses,
+duplicates and resubmits nothing; offline output files (vllm run-batch's format) import as the
+same attempts, with malformed lines reported by number.
+"""
+import json
+import random
+import shutil
+
+import pytest
+
+from lib.llm import batch as lb
+from lib.llm.client import Endpoint
+from lib.llm.collect import build_requests, collect
+from lib.scholar.models import load_models
+from lib.llm.store import RawStore
+from lib.panel import FaultConfig, Panel
+from lib.panel.server import make_server
+
+import threading
+
+
+class Served:
+    """A panel server on a thread, with its batch service visible (batches created, create calls)."""
+
+    def __init__(self, world, faults=None):
+        self.panel = Panel.from_world(world, 11, faults=faults or FaultConfig())
+        self.server, self.stopping = make_server(self.panel)
+        self.batches = self.server.RequestHandlerClass.batches
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.batches.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_world(tmp_path_factory):
+    """A small synthetic world (the panel's scholar answers need its name tables)."""
+    from lib.groundtruth.world import load_world
+    return load_world(3, 400, cache_dir=tmp_path_factory.mktemp("world"))
+
+
+@pytest.fixture
+def served(tiny_world):
+    s = Served(tiny_world)
+    yield s
+    s.close()
+
+
+def _requests(replicates=2):
+    models = load_models()
+    models = models[models["key"].isin(["llama-3.1-8b", "gemini-2.5-pro"])]
+    return build_requests(models, experiment="bt", families=["top_k", "twins"], replicates=replicates, seed=5,
+                          model_id="key")
+
+
+def _endpoint(url, max_tries=4, **batch):
+    return Endpoint(base_url=url, model_id="key", mode="batch", max_tries=max_tries, backoff_base_s=0.001,
+                    backoff_max_s=0.01, retry_after_cap_s=0.01,
+                    batch={"poll_initial_s": 0.005, "poll_max_s": 0.02, **batch})
+
+
+def _content(root):
+    return {tuple(r[k] for k in ("model", "param", "replicate", "attempt")):
+            (r["status"], r["content"], r["validation"]["is_valid"], json.dumps(r["request"], sort_keys=True))
+            for r in RawStore(root).iter_records()}
+
+
+def _lines(root):
+    return sum(1 for p in RawStore(root).shards() for _ in open(p))
+
+
+def test_batch_round_trip_equals_the_per_request_path(served, tmp_path):
+    reqs = _requests()
+    s = collect(reqs, _endpoint(served.url, max_requests_per_file=7), store_root=tmp_path / "b")
+    r = collect(reqs, Endpoint(base_url=served.url, model_id="key"), store_root=tmp_path / "r")
+    batch, single = _content(tmp_path / "b"), _content(tmp_path / "r")
+    assert batch == single                                   # answers, bodies sent, labels, re-asks
+    assert any(k[3] > 1 for k in batch)                      # validation re-asks happened (rounds 2, 3)
+    assert s.attempts_written == r.attempts_written == len(batch)
+    assert s.valid_requests == r.valid_requests
+    rec = next(RawStore(tmp_path / "b").iter_records())
+    assert rec["batch_id"].startswith("batch_") and rec["custom_id"] == lb.custom_id(
+        next(q for q in reqs if q.request_id == rec["request_id"]), rec["attempt"])
+    assert rec["usage"]["total_tokens"] > 0
+    idx = RawStore(tmp_path / "b").index()
+    assert idx["batch_id"].notna().all() and len(idx) == len(batch)
+    # files were split by the request limit: 36 first attempts in files of at most 7
+    created = served.batches.created
+    assert created >= 6
+    again = collect(reqs, _endpoint(served.url), store_root=tmp_path / "b")
+    assert again.attempts_written == 0 and served.batches.created == created   # sends nothing
+
+
+def test_input_files_split_by_requests_and_bytes(tmp_path):
+    reqs = _requests(replicates=1)
+    from lib.llm.client import ChatClient
+    body = ChatClient(Endpoint(base_url="http://x.invalid/v1")).body
+    lines = [(lb.custom_id(r, 1), body(r, 1), {"n": i}) for i, r in enumerate(reqs)]
+    files = lb.write_inputs(lines, tmp_path / "a", lb.BatchOptions(max_requests_per_file=5))
+    assert [f["n"] for f in files] == [5] * (len(reqs) // 5) + ([len(reqs) % 5] if len(reqs) % 5 else [])
+    one = len(json.dumps({"custom_id": lines[0][0], "method": "POST", "url": lb.CHAT_URL, "body": lines[0][1]},
+                         separators=(",", ":"))) + 1
+    files = lb.write_inputs(lines, tmp_path / "b", lb.BatchOptions(max_bytes_per_file=int(one * 2.5)))
+    assert all(f["bytes"] <= one * 2.5 for f in files) and sum(f["n"] for f in files) == len(reqs)
+    first = json.loads(open(files[0]["path"]).readline())
+    assert first == {"custom_id": lines[0][0], "method": "POST", "url": "/v1/chat/completions", "body": lines[0][1]}
+    assert lb.read_plan([tmp_path / "b"])[lines[3][0]] == {"n": 3}
+
+
+class Kill(Exception):
+    pass
+
+
+def test_a_kill_at_10_random_points_resumes_with_nothing_lost_duplicated_or_resubmitted(tiny_world, tmp_path,
+                                                                                       monkeypatch):
+    reqs = _requests()
+    faults = FaultConfig(rate_batch_line=0.2)
+    calls = []
+    monkeypatch.setattr(lb, "_checkpoint", lambda name: calls.append(name))
+    base = Served(tiny_world, faults)
+    try:
+        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base")
+        expected = _content(tmp_path / "base")
+    finally:
+        base.close()
+    assert {"file_written", "upload", "uploaded", "create", "created", "poll", "download", "store_line",
+            "stored"} <= set(calls)
+    # a point is the k-th pass through a named checkpoint; polls repeat with timing, but every batch
+    # is polled at least once, so only the first (number of batches) polls are certain to happen
+    counts = {name: calls.count(name) for name in set(calls)}
+    counts["poll"] = calls.count("created")
+    points = sorted((name, k) for name, c in counts.items() for k in range(1, c + 1))
+    for i, (name, n) in enumerate(random.Random(3).sample(points, 10)):
+        seen = {}
+
+        def checkpoint(point, name=name, n=n):
+            seen[point] = seen.get(point, 0) + 1
+            if point == name and seen[point] == n:
+                raise Kill(point)
+
+        monkeypatch.setattr(lb, "_checkpoint", checkpoint)
+        s = Served(tiny_world, faults)
+        root = tmp_path / f"k{i}"
+        try:
+            with pytest.raises(Kill):
+                collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root)
+            monkeypatch.setattr(lb, "_checkpoint", lambda name: None)
+            collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root)
+            got = _content(root)
+            assert got == expected, f"kill at {name} (point {n}): the resumed store differs"
+            assert _lines(root) == len(expected), f"kill at {name}: duplicated lines"
+            # every batch the provider created is journaled and stored once (none orphaned, none paid twice) ...
+            journal = lb.Journal(root)
+            created = [e["batch_id"] for e in journal.events if e["event"] == "created"]
+            stored = [e["batch_id"] for e in journal.events if e["event"] == "stored"]
+            assert sorted(created) == sorted(set(created)) == sorted(s.batches.batches) == sorted(stored), name
+            # ... and no line ran twice: each run of a custom id is a journaled failed try or the stored attempt
+            recs = {r["custom_id"] for r in RawStore(root).iter_records() if r["status"] != "api_error"}
+            for cid, n_runs in s.batches._seen.items():
+                assert n_runs == len(journal.fails.get(cid, [])) + (cid in recs), f"kill at {name}: {cid} resubmitted"
+        finally:
+            s.close()
+
+
+def test_line_faults_expired_batches_and_429_on_create_end_as_the_fault_free_run(tiny_world, tmp_path):
+    reqs = _requests()
+    clean = Served(tiny_world)
+    try:
+        collect(reqs, _endpoint(clean.url, max_requests_per_file=12), store_root=tmp_path / "clean")
+    finally:
+        clean.close()
+    expected = _content(tmp_path / "clean")
+    for name, faults in {"lines": FaultConfig(rate_batch_line=0.3), "expired": FaultConfig(rate_batch_expired=0.4),
+                         "429": FaultConfig(rate_batch_429=0.5, retry_after_s=0.001)}.items():
+        s = Served(tiny_world, faults)
+        root = tmp_path / name
+        try:
+            summary = collect(reqs, _endpoint(s.url, max_tries=10, max_requests_per_file=12), store_root=root)
+            recs = list(RawStore(root).iter_records())
+            if name == "429":
+                assert s.batches.create_calls > s.batches.created      # refused creates were retried
+            else:
+                kind = {"lines": "timeout", "expired": "batch_expired"}[name]
+                assert summary.tries[kind] > 0
+                retried = [r for r in recs if r["try_log"]]
+                assert retried and all(t["kind"] == kind for r in retried for t in r["try_log"])
+                assert all(r["tries"] == len(r["try_log"]) + 1 for r in recs if r["status"] == "ok")
+            assert _content(root) == expected, name   # the failures never reach the answers
+        finally:
+            s.close()
+
+
+def test_lines_out_of_tries_become_api_error_attempts_apart_from_answers(tiny_world, tmp_path):
+    reqs = _requests(replicates=1)[:6]
+    s = Served(tiny_world, FaultConfig(rate_batch_line=1.0))
+    try:
+        summary = collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2)
+    finally:
+        s.close()
+    recs = list(RawStore(tmp_path).iter_records())
+    assert len(recs) == 12 and summary.api_error_attempts == 12           # 2 attempts x 6, each 4 tries
+    assert all(r["status"] == "api_error" and r["content"] is None and not r["validation"]["is_valid"]
+               and r["tries"] == 4 and r["error"]["kind"] == "timeout" for r in recs)
+    idx = RawStore(tmp_path).index()
+    assert (idx["status"] == "api_error").all() and (idx["error_kind"] == "timeout").all()
+
+
+def _vllm_line(cid, content, model="m"):
+    return {"id": f"vllm-{cid[:6]}", "custom_id": cid, "response": {"status_code": 200, "request_id": f"vllm-batch-{cid[:4]}",
+            "body": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": model,
+                     "choices": [{"index": 0, "message": {"role": "assistant", "content": content,
+                                                          "reasoning_content": None, "tool_calls": []},
+                                  "logprobs": None, "finish_reason": "stop", "stop_reason": None}],
+                     "usage": {"prompt_tokens": 10, "total_tokens": 15, "completion_tokens": 5,
+                               "prompt_tokens_details": None}, "prompt_logprobs": None}}, "error": None}
+
+
+def test_export_then_import_a_vllm_output_file_reports_malformed_lines_by_number(tmp_path, capsys):
+    out, store = tmp_path / "in", tmp_path / "raw"
+    code = lb.main(["export", "--experiment", "vx", "--models", "llama-3.1-8b",
+                    "--families", "top_k", "--replicates", "5", "--seed", "1", "--out", str(out), "--store", str(store),
+                    "--max-requests-per-file", "4"])
+    assert code == 0
+    files = sorted(out.glob("input-*[0-9a-f].jsonl"))
+    inputs = [json.loads(l) for f in files for l in open(f)]
+    assert len(files) >= 2 and all(len(open(f).readlines()) <= 4 for f in files)
+    good = '[{"Name": "Albert Einstein"}, {"Name": "Lise Meitner"}]'
+    lines = [json.dumps(_vllm_line(x["custom_id"], good)) for x in inputs]
+    lines[1] = lines[1][:40]                                                     # line 2: torn
+    lines.insert(3, json.dumps({"id": "x", "custom_id": "nope-r0-a1", "response": None, "error": "boom"}))  # line 4
+    lines[5] = json.dumps({"id": "vllm-e", "custom_id": inputs[4]["custom_id"],   # line 6: a vLLM error line
+                           "response": {"status_code": 400, "request_id": "vllm-batch-e", "body": None},
+                           "error": "The model `m` does not exist."})
+    result = out / "results.jsonl"
+    result.write_text("\n".join(lines) + "\n")
+    code = lb.main(["import", str(result), "--store", str(store), "--base-url", "vllm:test"])
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert f"{result}: line 2:" in printed and f"{result}: line 4: custom_id 'nope-r0-a1'" in printed
+    recs = {r["custom_id"]: r for r in RawStore(store).iter_records()}
+    assert len(recs) == len(inputs) - 1                                          # the torn line is not stored
+    ok = recs[inputs[0]["custom_id"]]
+    assert ok["request"] == inputs[0]["body"] and ok["content"] == good and ok["validation"]["is_valid"]
+    assert ok["usage"]["total_tokens"] == 15 and ok["base_url"] == "vllm:test" and ok["served_model"] == "m"
+    bad = recs[inputs[4]["custom_id"]]
+    assert bad["status"] == "client_error" and bad["stop"] and bad["content"] is None
+    # importing again stores nothing new; the next export holds only the torn line's request
+    assert lb.import_output(result, store_root=store).stored == 0
+    again = tmp_path / "again"
+    lb.main(["export", "--experiment", "vx", "--models", "llama-3.1-8b", "--families", "top_k",
+             "--replicates", "5", "--seed", "1", "--out", str(again), "--store", str(store)])
+    assert [json.loads(l)["custom_id"] for f in again.glob("input-*[0-9a-f].jsonl") for l in open(f)] == \
+        [inputs[1]["custom_id"]]
+
+
+def test_the_in_process_panel_transport_serves_the_batch_api_too(tiny_world, tmp_path):
+    from dataclasses import replace
+
+    from lib.endpoints import IN_PROCESS_URL, PanelTransport
+
+    reqs = _requests(replicates=1)[:8]
+    panel = Panel.from_world(tiny_world, 11)
+    ep = replace(_endpoint(IN_PROCESS_URL, max_requests_per_file=3), transport=PanelTransport(panel))
+    collect(reqs, ep, store_root=tmp_path / "b")
+    collect(reqs, replace(ep, mode="requests"), store_root=tmp_path / "r")
+    assert _content(tmp_path / "b") == _content(tmp_path / "r")
+
+
+def test_profile_llm_mode_is_validated_and_reaches_the_endpoint(tmp_path):
+    from lib import config
+
+    p = tmp_path / "p.yaml"
+    p.write_text("name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\npromises: []\n"
+                 "llm: {mode: batches}\n")
+    with pytest.raises(config.ProfileError, match=r"llm\.mode"):
+        config.load_profile(p)
+    p.write_text("name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\npromises: []\n"
+                 "llm: {mode: batch, batch: {max_requests_per_file: 10}}\n")
+    ep = Endpoint.from_profile(config.load_profile(p).llm, base_url="http://127.0.0.1:9/v1")
+    assert ep.mode == "batch" and lb.BatchOptions.from_dict(ep.batch).max_requests_per_file == 10
