@@ -13,7 +13,7 @@ import pytest
 
 from lib.llm import batch as lb
 from lib.llm.client import Endpoint
-from lib.llm.collect import build_requests, collect
+from lib.llm.collect import IncompleteCollectionError, build_requests, collect
 from lib.scholar.models import load_models
 from lib.llm.store import RawStore
 from lib.panel import FaultConfig, Panel
@@ -197,19 +197,22 @@ def test_line_faults_expired_batches_and_429_on_create_end_as_the_fault_free_run
             s.close()
 
 
-def test_lines_out_of_tries_become_api_error_attempts_apart_from_answers(tiny_world, tmp_path):
+def test_lines_out_of_tries_stay_open_and_the_run_fails_then_resumes(tiny_world, tmp_path):
+    """Lines that fail every try (an outage) are failed tries, never attempts: the completeness
+    check fails the run, and a run against a healthy endpoint then answers every request."""
     reqs = _requests(replicates=1)[:6]
     s = Served(tiny_world, FaultConfig(rate_batch_line=1.0))
     try:
+        with pytest.raises(IncompleteCollectionError, match="6 of 6 requests") as exc:
+            collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2)
+        assert exc.value.summary.failed == 6 and exc.value.summary.attempts_written == 0
+        assert list(RawStore(tmp_path).iter_records()) == []              # nothing stored as an answer
+        s.panel.faults = FaultConfig()                                    # the outage is over
         summary = collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2)
     finally:
         s.close()
-    recs = list(RawStore(tmp_path).iter_records())
-    assert len(recs) == 12 and summary.api_error_attempts == 12           # 2 attempts x 6, each 4 tries
-    assert all(r["status"] == "api_error" and r["content"] is None and not r["validation"]["is_valid"]
-               and r["tries"] == 4 and r["error"]["kind"] == "timeout" for r in recs)
-    idx = RawStore(tmp_path).index()
-    assert (idx["status"] == "api_error").all() and (idx["error_kind"] == "timeout").all()
+    assert summary.failed == 0 and summary.answered + summary.ended_invalid == 6
+    assert all(r["status"] != "api_error" for r in RawStore(tmp_path).iter_records())
 
 
 def _vllm_line(cid, content, model="m"):

@@ -16,8 +16,9 @@ Infrastructure failures are kept apart from model answers as the per-request cli
 a line that did not produce an answer (HTTP 429/5xx in its response, ``request_timeout``, an
 expired, cancelled or failed batch, a line missing from both files) is a failed *try* of its
 attempt, journaled in ``tries.ndjson`` and resubmitted with the same body in the next round; after
-``endpoint.max_tries`` tries the attempt is stored as an API error (``status: api_error``) and the
-next attempt follows, exactly as :meth:`ChatClient.attempt` ends. A 400-type answer is stored
+``endpoint.max_tries`` tries in one run the request is left open (failed, retryable: never an
+attempt, docs/failures.md), and the run ends with the same completeness check as the per-request
+path (:func:`lib.llm.collect.check_complete`), so a re-run asks again. A 400-type answer is stored
 with ``stop=True``. Custom ids are ``<request_id>-r<replicate>-a<attempt>``.
 
 Never paying twice: ``<store>/batches/journal.ndjson`` records each upload and each batch id
@@ -53,7 +54,7 @@ import httpx
 from tqdm.auto import tqdm
 
 from lib.llm.client import CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub
-from lib.llm.collect import CollectionSummary, _run_sync, any_answer, check_prompts
+from lib.llm.collect import CollectionSummary, _check, _run_sync, any_answer, check_complete, check_prompts
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
@@ -526,27 +527,20 @@ class _Run:
         self.journal = Journal(store.root)
         self.bodies = ChatClient(endpoint)
         self.summary = CollectionSummary(requests=len(requests))
+        #: failed tries journaled by earlier runs: a resumed run gets max_tries of its own (issue 18)
+        self.fails_before = {cid: len(v) for cid, v in self.journal.fails.items()}
 
     def plan(self) -> Iterator[tuple[str, dict, dict]]:
-        """(custom_id, body, identity) of every request's next attempt, streamed; attempts out of tries
-        become API errors."""
+        """(custom_id, body, identity) of every request's next attempt, streamed. An attempt whose lines
+        failed ``max_tries`` times in this run is left open: an infrastructure failure, not an answer."""
         for r in self.requests:
-            rid = None
-            while (a := self.store.next_attempt(r, self.max_attempts)) is not None:
-                rid = rid or r.request_id       # a sha256 of the key: computed once per request
-                cid = custom_id(r, a, rid)
-                fails = self.journal.fails.get(cid, [])
-                if len(fails) < self.endpoint.max_tries:
-                    yield cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)
-                    break
-                last = fails[-1]
-                tries = [{**_try_entry(t), "try": i} for i, t in enumerate(fails, 1)]
-                rec = _record(_identity(r, a, self.validate), self.bodies.body(r, a), last["kind"], last.get("http_status"),
-                              None, last["message"], base_url=self.endpoint.base_url, batch={"id": last["batch_id"]},
-                              cid=cid, line_id=None, req_id=None, try_log=tries, validate=self.validate)
-                self.store.append(rec)
-                self.summary.attempts_written += 1
-                self.summary.api_error_attempts += 1
+            a = self.store.next_attempt(r, self.max_attempts)
+            if a is None:
+                continue
+            rid = r.request_id
+            cid = custom_id(r, a, rid)
+            if len(self.journal.fails.get(cid, [])) - self.fails_before.get(cid, 0) < self.endpoint.max_tries:
+                yield cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)
 
     async def submit(self, client: BatchClient, f: dict) -> dict:
         path = Path(f["path"])
@@ -698,9 +692,11 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
         finally:
             run.journal.close()
         summary.attempts_written = sum(len(store.attempts(r)) for r in requests) - before
+        _check(summary, store, requests, max_attempts)
     if write_index:
         RawStore(store_root).write_index()
     log.info("batch collection: %s", summary.line())
+    check_complete(summary, endpoint)
     return summary
 
 

@@ -16,6 +16,8 @@ from scipy import stats as st
 
 from lib.claims import Claim, Verdict, not_applicable, verdict
 from lib.scholar.claims_rules import P, above_zero, difference, summary
+from lib.scholar.models import SIZE_ORDER
+
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
                         "Open models refuse more often than proprietary models.", ("lsb-fig2",))
 ACCESS_VALIDITY = Claim("lsb-aq1-access-validity", P, "§4.1 (Fig. 2)",
@@ -42,8 +44,6 @@ SENIORITY_SENIOR = Claim("lsb-c1-seniority-senior", P, "App. C.1 (Fig. C.10)",
 ALL = (ACCESS_REFUSALS, ACCESS_VALIDITY, ACCESS_FACTUALITY, ACCESS_PARITY, ACCESS_CONSISTENCY, SIZE_VALIDITY,
        SIZE_REFUSALS, SIZE_DUPLICATES, SIZE_CONSISTENCY, REASONING_VALIDITY, REASONING_FACTUALITY, TASK_FACTUALITY,
        SENIORITY_SENIOR)
-
-SIZE_ORDER = ("S", "M", "L", "XL")
 
 
 def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: str, metric: str) -> Verdict:
