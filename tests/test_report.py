@@ -39,7 +39,7 @@ def built_index(isolated_outputs):
 def test_manifest_statuses_and_files(built_index):
     man, _ = built_index
     rows = {r["id"]: r for r in json.loads(paths.MANIFEST.read_text())["artifacts"]}
-    assert len(rows) == 72
+    assert len(rows) == len(artifacts.REGISTRY)
     assert rows["lsb-fig2"]["status"] == "regenerated" and rows["lsb-fig2"]["synthetic"] is True
     assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
     assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
