@@ -517,7 +517,7 @@ def test_sigkill_at_20_random_points_then_resume_equals_an_uninterrupted_run(tmp
     assert torn == 4
 
 
-def test_endpoint_from_a_profile():
+def test_endpoint_from_a_profile(tmp_path):
     from lib import config
     quick = config.load_profile("quick")
     ep = Endpoint.from_profile(quick.llm, base_url="http://127.0.0.1:9999/v1")
@@ -525,7 +525,10 @@ def test_endpoint_from_a_profile():
     assert ep.timeout_s == quick.llm.request_timeout_s and not ep.pin_provider
     with pytest.raises(ValueError, match="llm.base_url is null"):
         Endpoint.from_profile(quick.llm)
-    real = config.load_profile(paths.PARAMS / "real.example.yaml")
+    # the template as shipped stops until its real inputs are given; declared mixed it loads
+    mixed = tmp_path / "real.yaml"
+    mixed.write_text((paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed"))
+    real = config.load_profile(mixed)
     ep = Endpoint.from_profile(real.llm)
     assert ep.pin_provider and ep.model_id == "api_model" and ep.api_key_env == "OPENROUTER_API_KEY"
 
