@@ -389,6 +389,47 @@ def test_request_body_passthrough_and_provider_pinning():
     assert seen["provider"] == {"order": ["deepinfra/bf16"], "allow_fallbacks": False}
 
 
+@pytest.mark.parametrize("base_url,field,value", [
+    ("https://openrouter.ai/api/v1", "plugins", [{"id": "web"}]),
+    ("https://generativelanguage.googleapis.com/v1beta/openai", "tools", [{"google_search": {}}]),
+])
+def test_grounded_models_ask_for_the_providers_web_search_and_store_what_it_found(base_url, field, value):
+    """issue 16 item 4: the RAG configurations (table column grounded) send the provider's web-search
+    option, the others do not; the response's grounding metadata is kept on the record."""
+    models = load_models()
+    rows = models[models["key"].isin(["gemini-2.5-pro", "gemini-2.5-pro-grounded", "llama-3.1-8b"])]
+    reqs = {r.model: r for r in build_requests(rows, experiment="rag", families=("top_k",), params=["top_5"])}
+    assert {m: r.grounded for m, r in reqs.items()} == {"llama-3.1-8b": False, "gemini-2.5-pro": False,
+                                                       "gemini-2.5-pro-grounded": True}
+    bodies = {m: ChatClient(Endpoint(base_url=base_url)).body(r, 1) for m, r in reqs.items()}
+    assert bodies["gemini-2.5-pro-grounded"][field] == value
+    assert bodies["gemini-2.5-pro-grounded"]["model"] == bodies["gemini-2.5-pro"]["model"] == "gemini-2.5-pro"
+    for m in ("gemini-2.5-pro", "llama-3.1-8b"):
+        assert not {"plugins", "tools"} & set(bodies[m]), m
+    citations = [{"type": "url_citation", "url_citation": {"url": "https://aps.org/x", "title": "APS"}}]
+
+    def answer(request):
+        sent = json.loads(request.content)
+        message = {"content": "[]", **({"annotations": citations} if field in sent else {})}
+        return httpx.Response(200, json={"choices": [{"message": message, "finish_reason": "stop"}]})
+
+    async def go(req):
+        async with ChatClient(_fast(base_url), transport=_mock(answer)) as c:
+            return await c.attempt(req, 1)
+    assert asyncio.run(go(reqs["gemini-2.5-pro-grounded"]))["grounding"] == {"annotations": citations}
+    assert asyncio.run(go(reqs["gemini-2.5-pro"]))["grounding"] is None
+
+
+def test_grounding_metadata_is_found_where_each_provider_puts_it():
+    from lib.llm.client import grounding_of
+
+    meta = {"webSearchQueries": ["physicists"], "groundingChunks": [{"web": {"uri": "https://x"}}]}
+    assert grounding_of({"choices": [{"message": {"content": "[]"}, "grounding_metadata": meta}]}) == {"grounding_metadata": meta}
+    assert grounding_of({"citations": ["https://a"], "choices": [{"message": {"content": "x"}}]}) == {"citations": ["https://a"]}
+    assert grounding_of({"choices": [{"message": {"content": "x", "annotations": []}}]}) is None
+    assert grounding_of(None) is None and grounding_of({"choices": []}) is None
+
+
 def test_retry_after_parsing():
     assert _retry_after("3") == 3.0 and _retry_after("0.5") == 0.5 and _retry_after(None) is None
     future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
