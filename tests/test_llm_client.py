@@ -420,6 +420,23 @@ def test_grounded_models_ask_for_the_providers_web_search_and_store_what_it_foun
     assert asyncio.run(go(reqs["gemini-2.5-pro"]))["grounding"] is None
 
 
+def test_the_embedded_panel_reads_the_grounding_tool_as_before():
+    """The panel is addressed by model key (grounded keys already select the grounded profile): the
+    google_search tool leaves its choice unchanged, and by API id it selects the grounded profile."""
+    from lib.panel.profiles import resolve
+
+    models = load_models()
+    rows = models[models["key"].isin(["gemini-2.5-flash", "gemini-2.5-flash-grounded"])]
+    panel = ChatClient(Endpoint(base_url="http://127.0.0.1:1/v1", model_id="key"))
+    for by in ("key", "api_model"):
+        for r in build_requests(rows, experiment="rag", families=("top_k",), params=["top_5"], model_id=by):
+            body = panel.body(r, 1)
+            assert ("tools" in body) == r.grounded
+            assert resolve(body["model"], body).id == r.model
+            if by == "key":
+                assert resolve(body["model"], {k: v for k, v in body.items() if k != "tools"}).id == r.model
+
+
 def test_grounding_metadata_is_found_where_each_provider_puts_it():
     from lib.llm.client import grounding_of
 
