@@ -27,6 +27,18 @@ PAPERS = {
     "attribution_bias": "Attribution bias in LLMs (AttriBench)",
 }
 SYNTHETIC_NOTE = "Synthetic data (embedded default): shows the pipeline at work, not the paper's findings."
+MIXED_NOTE = ("Mixed data (declared synthetic: mixed): a real endpoint's answers on synthetic inputs; "
+              "not the paper's findings.")
+#: label -> the note on a figure and the caption suffix of a table (real data carry neither)
+NOTES = {"synthetic": (SYNTHETIC_NOTE, " (synthetic data)"), "mixed": (MIXED_NOTE, " (mixed data: real answers, synthetic inputs)")}
+Synthetic = bool | Literal["mixed"]
+
+
+def data_label(synthetic: Synthetic) -> str:
+    """'synthetic', 'mixed' or 'real' from a ``synthetic`` flag (a profile's ``synthetic`` value passes through)."""
+    if isinstance(synthetic, str) and synthetic != "mixed":
+        raise ValueError(f"synthetic must be True, False or 'mixed', got {synthetic!r}")
+    return "mixed" if synthetic == "mixed" else "synthetic" if synthetic else "real"
 
 
 @dataclass(frozen=True)
@@ -181,12 +193,13 @@ def _check_producer(artifact: Artifact, kind: Kind) -> None:
         raise ValueError(f"{artifact.id} is produced by notebook {artifact.notebook}, not by {running}")
 
 
-def _record(artifact: Artifact, files: list[Path], synthetic: bool, started: float) -> dict:
+def _record(artifact: Artifact, files: list[Path], synthetic: Synthetic, started: float) -> dict:
     rec = {
         "id": artifact.id,
         "files": [str(p.relative_to(paths.OUTPUTS)) for p in files],
         "sha256": {str(p.relative_to(paths.OUTPUTS)): sha256_file(p) for p in files},
-        "synthetic": bool(synthetic),
+        "synthetic": bool(synthetic),       # mixed outputs hold synthetic inputs too
+        "label": data_label(synthetic),
         "notebook": os.environ.get("COMPANION_NOTEBOOK", "interactive"),
         "profile": os.environ.get("COMPANION_PROFILE", "interactive"),
         "run_id": os.environ.get("COMPANION_RUN_ID", ""),
@@ -198,13 +211,13 @@ def _record(artifact: Artifact, files: list[Path], synthetic: bool, started: flo
     return rec
 
 
-def save_figure(fig, artifact_id: str, *, synthetic: bool, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``outputs/figures/<id>.pdf`` and ``.png``; label it when synthetic."""
+def save_figure(fig, artifact_id: str, *, synthetic: Synthetic, dpi: int = 150) -> list[Path]:
+    """Write ``fig`` as ``outputs/figures/<id>.pdf`` and ``.png``; label it when synthetic or mixed."""
     started = time.perf_counter()
     artifact = get(artifact_id)
     _check_producer(artifact, "figure")
-    if synthetic:
-        fig.text(0.995, 0.005, SYNTHETIC_NOTE, ha="right", va="bottom", fontsize=6, color="#a33", alpha=0.9)
+    if (label := data_label(synthetic)) in NOTES:
+        fig.text(0.995, 0.005, NOTES[label][0], ha="right", va="bottom", fontsize=6, color="#a33", alpha=0.9)
     files = [paths.FIGURES / f"{artifact.id}.pdf", paths.FIGURES / f"{artifact.id}.png"]
     for f in files:
         atomic_write(f, lambda p, f=f: fig.savefig(p, format=f.suffix[1:], dpi=dpi, bbox_inches="tight"))
@@ -212,14 +225,14 @@ def save_figure(fig, artifact_id: str, *, synthetic: bool, dpi: int = 150) -> li
     return files
 
 
-def save_table(df, artifact_id: str, *, synthetic: bool, index: bool = False, float_format: str = "%.3f") -> list[Path]:
+def save_table(df, artifact_id: str, *, synthetic: Synthetic, index: bool = False, float_format: str = "%.3f") -> list[Path]:
     """Write ``df`` as ``outputs/tables/<id>.csv`` and a booktabs ``.tex`` table with the caption."""
     started = time.perf_counter()
     artifact = get(artifact_id)
     _check_producer(artifact, "table")
     if len(df) == 0:
         raise ValueError(f"{artifact.id}: refusing to save an empty table")
-    caption = artifact.caption + (" (synthetic data)" if synthetic else "")
+    caption = artifact.caption + NOTES.get(data_label(synthetic), ("", ""))[1]
     csv, tex = paths.TABLES / f"{artifact.id}.csv", paths.TABLES / f"{artifact.id}.tex"
     atomic_write(csv, lambda p: df.to_csv(p, index=index))
     latex = df.to_latex(index=index, float_format=lambda v: float_format % v, caption=caption,
@@ -240,7 +253,7 @@ def saved_tables(prefix: str = "") -> dict:
     return {k: v for k, v in _SAVED_TABLES.items() if k.startswith(prefix)}
 
 
-def save_text(text: str, artifact_id: str, *, synthetic: bool = False) -> list[Path]:
+def save_text(text: str, artifact_id: str, *, synthetic: Synthetic = False) -> list[Path]:
     """Write a text artifact (rendered prompts, instruction variants) as ``outputs/texts/<id>.txt``."""
     started = time.perf_counter()
     artifact = get(artifact_id)

@@ -99,9 +99,19 @@ class RealData(_Strict):
 
 
 class Profile(_Strict):
+    """A run profile. ``synthetic`` says what the outputs are, and every artifact, the manifest and
+    the report carry it (:attr:`data_label`):
+
+    - ``true``: the embedded default (synthetic world, corpus, twin and panel): labelled synthetic;
+    - ``false``: real data throughout; each paper's inputs module refuses a profile whose notebooks
+      would fall back to a synthetic input (a ground truth, the AttriBench release, the authority corpus);
+    - ``mixed``: declared on purpose: a real endpoint (``llm.base_url``) asked about the synthetic
+      inputs where no real ones are given; outputs built on both are labelled mixed.
+    """
+
     name: str
     description: str = ""
-    synthetic: bool
+    synthetic: bool | Literal["mixed"]
     seed: int
     execution_timeout_s: int = Field(default=3600, gt=0)
     world: WorldSettings
@@ -122,6 +132,13 @@ class Profile(_Strict):
             return None
         p = Path(value)
         return p if p.is_absolute() else paths.ROOT / p
+
+    @property
+    def data_label(self) -> str:
+        """'synthetic', 'mixed' or 'real' (the label of outputs built on this profile's inputs)."""
+        from lib import artifacts
+
+        return artifacts.data_label(self.synthetic)
 
     def promised_ids(self) -> list[str]:
         from lib import artifacts
@@ -352,6 +369,10 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
                     f"{need / 2**30:.1f} GiB, more than this machine's {mem / 2**30:.1f} GiB of memory; "
                     f"expected at most {mem // BYTES_PER_AUTHOR}")
     url = prof.llm.base_url
+    if prof.synthetic == "mixed" and url is None:
+        errs.append(f"{where}: key 'synthetic': 'mixed' declares a real endpoint asked about synthetic inputs, "
+                    "but llm.base_url is null (the embedded panel is synthetic); give llm.base_url, "
+                    "or set synthetic: true")
     if url is not None and not is_http_url(url):
         errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
                     f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")

@@ -115,6 +115,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
             row["status"] = "failed"
         elif rec and _files_intact(rec):
             row.update(status="regenerated", files=rec["files"], sha256=rec["sha256"], synthetic=rec["synthetic"],
+                       label=rec.get("label") or artifacts.data_label(rec["synthetic"]),
                        profile=rec["profile"], run_id=rec["run_id"], saved_at=rec["saved_at"],
                        input_hash=state.get("input_hash", ""), notebook_wall_s=state.get("wall_s"),
                        git_commit=state.get("git_commit", commit))
@@ -128,6 +129,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         "profile": prof.name,
         "profile_path": prof.path,
         "synthetic": prof.synthetic,
+        "label": prof.data_label,
         "run_id": run_id,
         "git_commit": commit,
         "git_dirty": dirty,

@@ -138,12 +138,12 @@ def _fmt(v) -> str:
     return "–" if pd.isna(v) else f"{v:.4g}"
 
 
-def to_markdown(df: pd.DataFrame, title: str, *, tolerance: float = TOLERANCE, synthetic: bool | None = None,
+def to_markdown(df: pd.DataFrame, title: str, *, tolerance: float = TOLERANCE, synthetic: bool | str | None = None,
                 largest: int = 15) -> str:
     """A short markdown report: per-artifact counts, then the ``largest`` absolute differences."""
     lines = [f"# Regenerated vs published: {title}", ""]
-    if synthetic:
-        lines += [f"**{artifacts.SYNTHETIC_NOTE}**", ""]
+    if synthetic:                                        # True or 'mixed' (artifacts.data_label)
+        lines += [f"**{artifacts.NOTES[artifacts.data_label(synthetic)][0]}**", ""]
     lines += [f"Difference = regenerated − published; within = |difference| ≤ {tolerance:g}. Percentages and "
               "percentage points are compared as fractions (39.2 % → 0.392).", "",
               "| paper | artifact | published | compared | within | outside | missing | max abs difference |",
@@ -284,14 +284,13 @@ def read_parquet(path: Path) -> pd.DataFrame | None:
     return pd.read_parquet(path) if path.is_file() else None
 
 
-def _synthetic(outputs: Path, ids) -> bool | None:
-    """True if any saved record of these artifacts is synthetic; None without records."""
-    flags = []
-    for i in set(ids):
-        rec = outputs / "records" / f"{i}.json"
-        if rec.is_file():
-            flags.append(bool(json.loads(rec.read_text()).get("synthetic")))
-    return any(flags) if flags else None
+def _synthetic(outputs: Path, ids) -> bool | str | None:
+    """'mixed' if any saved record of these artifacts is labelled mixed, else True if any is
+    synthetic, else False; None without records."""
+    recs = [json.loads(p.read_text()) for i in set(ids) if (p := outputs / "records" / f"{i}.json").is_file()]
+    if not recs:
+        return None
+    return "mixed" if any(r.get("label") == "mixed" for r in recs) else any(bool(r.get("synthetic")) for r in recs)
 
 
 def build_all(outputs: Path | None = None, *, tolerance: float = TOLERANCE) -> dict[str, pd.DataFrame]:

@@ -85,10 +85,16 @@ def _claims_table(recs: list[dict], times: dict[str, str]) -> str:
             f'<th>time</th></tr>{"".join(rows)}</table>')
 
 
+def _label(row: dict) -> str:
+    """An artifact row's data label (rows written before labels existed: from the synthetic flag)."""
+    return row.get("label") or artifacts.data_label(bool(row.get("synthetic")))
+
+
 def _card(row: dict, supports: list[dict] | None = None) -> str:
     links = " ".join(f'<a href="{html.escape(f)}">{html.escape(Path(f).suffix[1:])}</a>' for f in row["files"])
-    synth = '<span class="synthetic">synthetic data</span>' if row.get("synthetic") else ""
-    banner = (f'<div class="banner">{html.escape(artifacts.SYNTHETIC_NOTE)}</div>' if row.get("synthetic") else "")
+    label = _label(row)
+    synth = f'<span class="synthetic">{label} data</span>' if label in artifacts.NOTES else ""
+    banner = (f'<div class="banner">{html.escape(artifacts.NOTES[label][0])}</div>' if label in artifacts.NOTES else "")
     nb = row["notebook"] or "diagram (drawing, not data)"
     meta = f"notebook {html.escape(nb)}"
     if row["status"] == "regenerated":
@@ -111,10 +117,16 @@ def _notebook_line(n: dict) -> str:
 
 def render_index(man: dict) -> str:
     s = man["summary"]
-    synthetic_used = any(r.get("synthetic") for r in man["artifacts"])
+    labels = {_label(r) for r in man["artifacts"] if r["status"] == "regenerated"}
+    labels |= {"mixed"} if man.get("label") == "mixed" else set()    # a mixed profile says so even before output
     top_banner = ('<div class="banner"><b>Synthetic data.</b> Artifacts marked "synthetic data" come from the '
                   "embedded default (a synthetic scholarly world and a synthetic LLM panel on 127.0.0.1). They show "
-                  "that the pipeline works; they are not the papers' findings.</div>" if synthetic_used else "")
+                  "that the pipeline works; they are not the papers' findings.</div>" if "synthetic" in labels else "")
+    if "mixed" in labels:
+        top_banner += ('<div class="banner"><b>Mixed data.</b> This profile declares <code>synthetic: mixed</code>: '
+                       "artifacts marked \"mixed data\" hold a real endpoint's answers about synthetic inputs "
+                       "(the synthetic world, corpus or twin, where no real ones were given). They are not the "
+                       "papers' findings.</div>")
     nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man["notebooks"])
     claims_link = ' · <a href="claims.md">claims.md</a>' if paths.CLAIMS.is_file() else ""
     recs = claims.records()

@@ -61,6 +61,24 @@ def test_save_table_writes_csv_and_booktabs_latex(isolated_outputs):
     assert saved["lsb-tab1"]["validity"].iloc[0] == 0.91234 and "ab-tab1" not in saved
 
 
+def test_a_mixed_label_reaches_the_caption_the_figure_and_the_record(isolated_outputs):
+    """issue 16: synthetic: 'mixed' (a mixed profile's value, passed through as notebooks pass
+    cfg.synthetic) is neither the synthetic nor the real label."""
+    _, tex = artifacts.save_table(pd.DataFrame({"model": ["a"]}), "lsb-tab1", synthetic="mixed")
+    latex = tex.read_text()
+    assert "(mixed data: real answers, synthetic inputs)" in latex and "(synthetic data)" not in latex
+    fig, _ = plt.subplots()
+    artifacts.save_figure(fig, "lsb-fig2", synthetic="mixed")
+    assert [t.get_text() for t in fig.texts] == [artifacts.MIXED_NOTE]
+    for aid, label in (("lsb-tab1", "mixed"), ("lsb-fig2", "mixed")):
+        rec = json.loads((paths.RECORDS / f"{aid}.json").read_text())
+        assert rec["label"] == label and rec["synthetic"] is True      # mixed outputs hold synthetic inputs
+    artifacts.save_table(pd.DataFrame({"model": ["a"]}), "lsb-tab1", synthetic=False)
+    assert json.loads((paths.RECORDS / "lsb-tab1.json").read_text())["label"] == "real"
+    with pytest.raises(ValueError, match="True, False or 'mixed', got 'Mixed'"):
+        artifacts.save_table(pd.DataFrame({"model": ["a"]}), "lsb-tab1", synthetic="Mixed")
+
+
 def test_save_text(isolated_outputs):
     (out,) = artifacts.save_text("### Task ###\n", "lsb-figA1")
     assert out.read_text() == "### Task ###\n"

@@ -30,3 +30,19 @@ def test_resolve_defaults_release_and_endpoint(tmp_path, load_profile_text):
                                   "real_data": cfg.real_data.model_copy(update={"authority_dataset_dir": str(tmp_path)})})
     got = inputs.resolve(real)
     assert got.corpus_source == str(tmp_path) and not got.synthetic and not got.collect
+
+
+def test_a_real_profile_without_the_authority_corpus_stops_unless_mixed(tmp_path, load_profile_text):
+    """issue 16: synthetic: false and no real_data.authority_dataset_dir: notebook 05 would use the
+    synthetic corpus; declared mixed it may, and its outputs are labelled mixed."""
+    cfg = load_profile_text("llm: {base_url: 'http://127.0.0.1:9/v1'}\n")
+    real = cfg.model_copy(update={"synthetic": False})
+    (msg,) = inputs.profile_errors(real, "p.yaml")
+    assert msg.startswith("p.yaml: key 'real_data.authority_dataset_dir': synthetic: false, but it is null")
+    assert "huggingface.co/datasets/uthmanjinadu/authority-bias-paper-recommendation" in msg
+    given = real.model_copy(update={"real_data": real.real_data.model_copy(update={"authority_dataset_dir": str(tmp_path)})})
+    assert inputs.profile_errors(given, "p.yaml") == []
+    mixed = cfg.model_copy(update={"synthetic": "mixed"})
+    assert inputs.profile_errors(mixed, "p.yaml") == [] and inputs.profile_errors(cfg, "p.yaml") == []
+    assert inputs.resolve(mixed).synthetic == "mixed" and inputs.resolve(cfg).synthetic is True
+    assert inputs.resolve(given).synthetic is False

@@ -20,11 +20,27 @@ def write(tmp_path: Path, text: str) -> Path:
     return p
 
 
-@pytest.mark.parametrize("profile", ["quick", "paper", "real.example"])
+@pytest.mark.parametrize("profile", ["quick", "paper"])
 def test_shipped_profiles_are_valid(profile):
     prof = config.load_profile(profile)
     assert prof.path.endswith(f"{profile}.yaml")
     assert prof.llm.api_key_env in (None, "OPENROUTER_API_KEY")
+
+
+def test_the_real_template_stops_until_its_real_inputs_are_given_or_mixed_is_declared(tmp_path):
+    """issue 16: real.example.yaml as shipped (synthetic: false, every real_data key null) would label
+    the synthetic world, corpus and twin real; it stops naming the three keys, and is valid as mixed."""
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile("real.example")
+    lines = str(exc.value).splitlines()
+    assert [x.split("key '")[1].split("'")[0] for x in lines] == [
+        "real_data.ground_truth_dir", "real_data.authority_dataset_dir", "real_data.attribench_dir"]
+    assert "10.5281/zenodo.20417107" in lines[0] and "python -m lib.groundtruth.release check" in lines[0]
+    assert "huggingface.co/datasets/uthmanjinadu" in lines[1] and "python -m lib.attribution.download" in lines[2]
+    assert all("synthetic: mixed" in x for x in lines)
+    text = (paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed")
+    prof = config.load_profile(write(tmp_path, text))
+    assert prof.synthetic == "mixed" and prof.data_label == "mixed" and prof.llm.api_key_env == "OPENROUTER_API_KEY"
 
 
 BAD = [
@@ -32,7 +48,10 @@ BAD = [
     (GOOD + "sede: 3\n", ["profile.yaml", "key 'sede'", "unknown key", "did you mean 'seed'"]),
     (GOOD.replace("n_authors", "n_autors"), ["key 'world.n_autors'", "did you mean 'n_authors'", "expected one of: n_authors"]),
     (GOOD.replace("seed: 1", "seed: one"), ["key 'seed'", "valid integer", "'one'"]),
-    (GOOD.replace("synthetic: true", "synthetic: 3"), ["key 'synthetic'", "boolean"]),
+    (GOOD.replace("synthetic: true", "synthetic: 3"), ["key 'synthetic'", "boolean", "'mixed'"]),
+    (GOOD.replace("synthetic: true", "synthetic: partly"), ["key 'synthetic'", "'mixed'", "'partly'"]),
+    # mixed declares a real endpoint: without one it is the embedded default, fully synthetic
+    (GOOD.replace("synthetic: true", "synthetic: mixed"), ["key 'synthetic'", "llm.base_url is null", "synthetic: true"]),
     (GOOD.replace("seed: 1\n", ""), ["key 'seed'", "required key is missing"]),
     (GOOD.replace("world: {n_authors: 10}", "world: {n_authors: -5}"), ["key 'world.n_authors'", "greater than 0"]),
     # the fake key is assembled here so that secret scanners do not flag the test file itself
@@ -163,9 +182,26 @@ def test_import_mode_and_endpoint_rules(tmp_path, text, fragments):
         assert frag in str(exc.value), str(exc.value)
 
 
-def test_a_real_profile_with_an_endpoint_may_collect(tmp_path):
-    prof = config.load_profile(write(tmp_path, REAL + "llm: {base_url: 'http://127.0.0.1:9/v1'}\n"))
-    assert prof.llm.base_url and not prof.synthetic
+def test_a_real_profile_with_an_endpoint_may_collect(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "release_problems", lambda key, path: [])
+    real_data = "real_data: {" + ", ".join(f"{k}: {tmp_path}" for k in (
+        "ground_truth_dir", "attribench_dir", "authority_dataset_dir")) + "}\n"
+    prof = config.load_profile(write(tmp_path, REAL + "llm: {base_url: 'http://127.0.0.1:9/v1'}\n" + real_data))
+    assert prof.llm.base_url and not prof.synthetic and prof.data_label == "real"
+
+
+def test_a_real_profile_without_its_real_inputs_stops_naming_each_key(tmp_path, monkeypatch):
+    """issue 16: synthetic: false with an endpoint but no ground truth, AttriBench release or authority
+    corpus stops at validation (each notebook would fall back to a synthetic input labelled real)."""
+    monkeypatch.setattr(config, "release_problems", lambda key, path: [])
+    endpoint = "llm: {base_url: 'http://127.0.0.1:9/v1'}\n"
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, REAL + endpoint))
+    assert sorted(x.split("key '")[1].split("'")[0] for x in str(exc.value).splitlines()) == [
+        "real_data.attribench_dir", "real_data.authority_dataset_dir", "real_data.ground_truth_dir"]
+    # declared mixed, the same set-up is accepted
+    prof = config.load_profile(write(tmp_path, GOOD.replace("synthetic: true", "synthetic: mixed") + endpoint))
+    assert prof.data_label == "mixed"
 
 
 # ---- ranges, forms, encodings, folders (issue 18): each bad value fails at validation, fast -----------

@@ -389,6 +389,64 @@ def test_request_body_passthrough_and_provider_pinning():
     assert seen["provider"] == {"order": ["deepinfra/bf16"], "allow_fallbacks": False}
 
 
+@pytest.mark.parametrize("base_url,field,value", [
+    ("https://openrouter.ai/api/v1", "plugins", [{"id": "web"}]),
+    ("https://generativelanguage.googleapis.com/v1beta/openai", "tools", [{"google_search": {}}]),
+])
+def test_grounded_models_ask_for_the_providers_web_search_and_store_what_it_found(base_url, field, value):
+    """issue 16 item 4: the RAG configurations (table column grounded) send the provider's web-search
+    option, the others do not; the response's grounding metadata is kept on the record."""
+    models = load_models()
+    rows = models[models["key"].isin(["gemini-2.5-pro", "gemini-2.5-pro-grounded", "llama-3.1-8b"])]
+    reqs = {r.model: r for r in build_requests(rows, experiment="rag", families=("top_k",), params=["top_5"])}
+    assert {m: r.grounded for m, r in reqs.items()} == {"llama-3.1-8b": False, "gemini-2.5-pro": False,
+                                                       "gemini-2.5-pro-grounded": True}
+    bodies = {m: ChatClient(Endpoint(base_url=base_url)).body(r, 1) for m, r in reqs.items()}
+    assert bodies["gemini-2.5-pro-grounded"][field] == value
+    assert bodies["gemini-2.5-pro-grounded"]["model"] == bodies["gemini-2.5-pro"]["model"] == "gemini-2.5-pro"
+    for m in ("gemini-2.5-pro", "llama-3.1-8b"):
+        assert not {"plugins", "tools"} & set(bodies[m]), m
+    citations = [{"type": "url_citation", "url_citation": {"url": "https://aps.org/x", "title": "APS"}}]
+
+    def answer(request):
+        sent = json.loads(request.content)
+        message = {"content": "[]", **({"annotations": citations} if field in sent else {})}
+        return httpx.Response(200, json={"choices": [{"message": message, "finish_reason": "stop"}]})
+
+    async def go(req):
+        async with ChatClient(_fast(base_url), transport=_mock(answer)) as c:
+            return await c.attempt(req, 1)
+    assert asyncio.run(go(reqs["gemini-2.5-pro-grounded"]))["grounding"] == {"annotations": citations}
+    assert asyncio.run(go(reqs["gemini-2.5-pro"]))["grounding"] is None
+
+
+def test_the_embedded_panel_reads_the_grounding_tool_as_before():
+    """The panel is addressed by model key (grounded keys already select the grounded profile): the
+    google_search tool leaves its choice unchanged, and by API id it selects the grounded profile."""
+    from lib.panel.profiles import resolve
+
+    models = load_models()
+    rows = models[models["key"].isin(["gemini-2.5-flash", "gemini-2.5-flash-grounded"])]
+    panel = ChatClient(Endpoint(base_url="http://127.0.0.1:1/v1", model_id="key"))
+    for by in ("key", "api_model"):
+        for r in build_requests(rows, experiment="rag", families=("top_k",), params=["top_5"], model_id=by):
+            body = panel.body(r, 1)
+            assert ("tools" in body) == r.grounded
+            assert resolve(body["model"], body).id == r.model
+            if by == "key":
+                assert resolve(body["model"], {k: v for k, v in body.items() if k != "tools"}).id == r.model
+
+
+def test_grounding_metadata_is_found_where_each_provider_puts_it():
+    from lib.llm.client import grounding_of
+
+    meta = {"webSearchQueries": ["physicists"], "groundingChunks": [{"web": {"uri": "https://x"}}]}
+    assert grounding_of({"choices": [{"message": {"content": "[]"}, "grounding_metadata": meta}]}) == {"grounding_metadata": meta}
+    assert grounding_of({"citations": ["https://a"], "choices": [{"message": {"content": "x"}}]}) == {"citations": ["https://a"]}
+    assert grounding_of({"choices": [{"message": {"content": "x", "annotations": []}}]}) is None
+    assert grounding_of(None) is None and grounding_of({"choices": []}) is None
+
+
 def test_retry_after_parsing():
     assert _retry_after("3") == 3.0 and _retry_after("0.5") == 0.5 and _retry_after(None) is None
     future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
@@ -517,7 +575,7 @@ def test_sigkill_at_20_random_points_then_resume_equals_an_uninterrupted_run(tmp
     assert torn == 4
 
 
-def test_endpoint_from_a_profile():
+def test_endpoint_from_a_profile(tmp_path):
     from lib import config
     quick = config.load_profile("quick")
     ep = Endpoint.from_profile(quick.llm, base_url="http://127.0.0.1:9999/v1")
@@ -525,7 +583,10 @@ def test_endpoint_from_a_profile():
     assert ep.timeout_s == quick.llm.request_timeout_s and not ep.pin_provider
     with pytest.raises(ValueError, match="llm.base_url is null"):
         Endpoint.from_profile(quick.llm)
-    real = config.load_profile(paths.PARAMS / "real.example.yaml")
+    # the template as shipped stops until its real inputs are given; declared mixed it loads
+    mixed = tmp_path / "real.yaml"
+    mixed.write_text((paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed"))
+    real = config.load_profile(mixed)
     ep = Endpoint.from_profile(real.llm)
     assert ep.pin_provider and ep.model_id == "api_model" and ep.api_key_env == "OPENROUTER_API_KEY"
 

@@ -91,6 +91,21 @@ def test_write_comparison(tmp_path):
     assert not list((tmp_path / "cmp").glob(".*.tmp"))
     with pytest.raises(ValueError, match="lacks column"):
         P.write_comparison(out.drop(columns="published"), "x", out_dir=tmp_path)
+    # a declared mixed set-up (issue 16) says so, not "synthetic"
+    _, md = P.write_comparison(out, "authority_bias", out_dir=tmp_path / "cmp", synthetic="mixed")
+    assert "Mixed data (declared synthetic: mixed)" in md.read_text() and "Synthetic data" not in md.read_text()
+
+
+def test_the_comparison_label_follows_the_saved_records(tmp_path):
+    recs = tmp_path / "records"
+    recs.mkdir()
+    assert P._synthetic(tmp_path, ["ab-tab5"]) is None
+    (recs / "ab-tab5.json").write_text('{"synthetic": false, "label": "real"}')
+    assert P._synthetic(tmp_path, ["ab-tab5"]) is False
+    (recs / "ab-tab6.json").write_text('{"synthetic": true}')                   # a record from before labels
+    assert P._synthetic(tmp_path, ["ab-tab5", "ab-tab6"]) is True
+    (recs / "ab-tab7.json").write_text('{"synthetic": true, "label": "mixed"}')
+    assert P._synthetic(tmp_path, ["ab-tab5", "ab-tab6", "ab-tab7"]) == "mixed"
 
 
 # ---- the transcribed resources --------------------------------------------------------------------

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import subprocess
+from html import escape
 from pathlib import Path
 
 import matplotlib
@@ -59,6 +60,25 @@ def test_index_lists_every_id_with_status_and_synthetic_banner(built_index):
         assert f'id="{aid}"' in html
     assert 'src="figures/lsb-fig2.png"' in html and "<td>llama</td>" in html and "### Task ###" in html
     assert html.count('class="synthetic"') == 1 and "not the papers' findings" in html
+
+
+def test_a_mixed_profile_is_labelled_mixed_in_the_manifest_and_the_report(isolated_outputs, tmp_path):
+    """issue 16: a declared mixed set-up (real endpoint, synthetic world) says so in every output."""
+    (tmp_path / "mixed.yaml").write_text("name: mixed\nsynthetic: mixed\nseed: 1\nworld: {n_authors: 10}\n"
+                                         "llm: {base_url: 'http://127.0.0.1:9/v1'}\n")
+    prof = config.load_profile(tmp_path / "mixed.yaml")
+    fig, _ = plt.subplots()
+    artifacts.save_figure(fig, "lsb-fig2", synthetic=prof.synthetic)
+    artifacts.save_figure(plt.subplots()[0], "lsb-figB6", synthetic=True)      # the synthetic world alone
+    artifacts.save_table(pd.DataFrame({"model": ["llama"]}), "lsb-tab1", synthetic=False)
+    man = manifest.build(prof, [], run_id="t", wall_s=0)
+    rows = {r["id"]: r for r in man["artifacts"]}
+    assert man["label"] == "mixed" and man["synthetic"] == "mixed"
+    assert [rows[a]["label"] for a in ("lsb-fig2", "lsb-figB6", "lsb-tab1")] == ["mixed", "synthetic", "real"]
+    html = report.render_index(man)
+    assert "<b>Mixed data.</b>" in html and "synthetic: mixed" in html and "<b>Synthetic data.</b>" in html
+    assert html.count("mixed data</span>") == 1 and html.count(escape(artifacts.MIXED_NOTE)) == 1
+    assert "mixed data</span>" in html.split('id="lsb-fig2"')[1].split('class="card"')[0]
 
 
 def _chromium() -> str | None:

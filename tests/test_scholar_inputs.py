@@ -40,3 +40,22 @@ def test_stage_dir_rejects_a_notebook_that_does_not_exist():
     assert paths.stage_dir("01_calibration") == paths.DATA / "01_calibration"
     with pytest.raises(ValueError, match=r"no notebook '01_calibraton'.*'01_calibration'"):
         paths.stage_dir("01_calibraton")
+
+
+def test_a_real_profile_without_a_ground_truth_stops_unless_mixed(load_profile_text):
+    """issue 16: synthetic: false, an endpoint and no real_data.ground_truth_dir: notebooks 01-04 would
+    match names against the synthetic world; the message names the key, the DOI and the check command."""
+    cfg = load_profile_text("llm: {base_url: 'http://127.0.0.1:9/v1'}\n")
+    real = cfg.model_copy(update={"synthetic": False})
+    (msg,) = inputs.profile_errors(real, "p.yaml")
+    assert msg.startswith("p.yaml: key 'real_data.ground_truth_dir': synthetic: false, but it is null")
+    assert "01_calibration, 02_collection, 03_infrastructure_benchmark, 04_interventions" in msg
+    assert "10.5281/zenodo.20417107" in msg and "python -m lib.groundtruth.release check" in msg
+    assert inputs.profile_errors(cfg.model_copy(update={"synthetic": "mixed"}), "p.yaml") == []
+    assert inputs.profile_errors(cfg, "p.yaml") == []                          # the embedded default
+    given = real.model_copy(update={"real_data": real.real_data.model_copy(update={"ground_truth_dir": "gt"})})
+    assert inputs.profile_errors(given, "p.yaml") == []
+    # notebook 03's own ground_truth_dir parameter serves notebook 03 only
+    own = real.model_copy(update={"notebooks": {"03_infrastructure_benchmark": {"ground_truth_dir": "tables"}}})
+    (msg,) = inputs.profile_errors(own, "p.yaml")
+    assert "notebooks 01_calibration, 02_collection, 04_interventions would" in msg

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib import config
+from lib import config, paths
 from lib.attribution import models as at_models
 
 NOTEBOOK = "06_attribution_fairness"
@@ -32,10 +32,22 @@ def _errors(params: dict[str, Any], key: str) -> list[str]:
 
 
 def profile_errors(prof: config.Profile, where: str) -> list[str]:
-    """The profile's overrides of notebook 06's choices: allowed values and known models."""
-    if NOTEBOOK not in prof.notebooks:
-        return []
-    return _errors(prof.notebooks[NOTEBOOK], f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'")
+    """The profile's overrides of notebook 06's choices: allowed values and known models; and a
+    real-data profile (``synthetic: false``) without the released files stops: notebook 06 would
+    stand the synthetic twin in for them (``synthetic: mixed`` declares that set-up)."""
+    given = prof.notebooks.get(NOTEBOOK, {})
+    errs = _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'") if NOTEBOOK in prof.notebooks else []
+    if prof.synthetic is False and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file():
+        fallback = ("synthetic: false, but it is null" if prof.real_data.attribench_dir is None
+                    else None if given.get("use_released_data", True) else
+                    f"synthetic: false, but notebooks.{NOTEBOOK}.use_released_data is false")
+        if fallback:
+            errs.append(f"{where}: key 'real_data.attribench_dir': {fallback}, so notebook {NOTEBOOK} would use "
+                        "the synthetic twin instead of the released AttriBench; fetch the five released CSVs with "
+                        "`python -m lib.attribution.download` (README, \"Tier A: the release profile\"), set "
+                        f"real_data.attribench_dir to their folder (default downloads/attribench) and "
+                        f"use_released_data: true, or declare synthetic: mixed (a real endpoint on the synthetic twin)")
+    return errs
 
 
 def check(**params: Any) -> None:

@@ -36,9 +36,12 @@ class Inputs:
     main_models: tuple[str, ...]        # main-experiment model ids (the headline set and the ablation)
     pilot_models: tuple[str, ...]       # 1:N pilot model ids
 
+    mixed: bool = False                 # the profile declares synthetic: mixed (real endpoint, synthetic corpus)
+
     @property
-    def synthetic(self) -> bool:
-        return self.corpus_source == SYNTHETIC
+    def synthetic(self) -> bool | str:
+        """True on the synthetic corpus, 'mixed' there under a mixed profile (the artifacts' label), else False."""
+        return ("mixed" if self.mixed else True) if self.corpus_source == SYNTHETIC else False
 
     @property
     def headline(self) -> list[str]:
@@ -68,10 +71,21 @@ def _errors(params: dict[str, Any], key: str) -> list[str]:
 
 def profile_errors(prof: config.Profile, where: str) -> list[str]:
     """The profile's overrides of notebook 05's choices: allowed values, known models, and a
-    ``corpus_source`` folder that holds the release (the defaults are the notebook's own)."""
-    if NOTEBOOK not in prof.notebooks:
-        return []
-    return _errors(prof.notebooks[NOTEBOOK], f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'")
+    ``corpus_source`` folder that holds the release (the defaults are the notebook's own); and a
+    real-data profile (``synthetic: false``) that would fall back to the synthetic corpus stops
+    (``synthetic: mixed`` declares that set-up)."""
+    given = prof.notebooks.get(NOTEBOOK, {})
+    errs = _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'") if NOTEBOOK in prof.notebooks else []
+    if (prof.synthetic is False and prof.real_data.authority_dataset_dir is None
+            and given.get("corpus_source", SYNTHETIC) == SYNTHETIC and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file()):
+        from lib.authority.corpus import CODE_URL, RELEASE_URL
+
+        errs.append(f"{where}: key 'real_data.authority_dataset_dir': synthetic: false, but it is null, so notebook "
+                    f"{NOTEBOOK} would use the synthetic corpus; download the authority-bias release ({RELEASE_URL}, "
+                    f"in the data/ layout of {CODE_URL}; README, \"Tier A: the release profile\") and set "
+                    "real_data.authority_dataset_dir to its folder, or declare synthetic: mixed "
+                    "(a real endpoint on the synthetic corpus)")
+    return errs
 
 
 def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models: Sequence[str] = (),
@@ -88,6 +102,7 @@ def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models:
         corpus_source = str(cfg.real_path("authority_dataset_dir"))
     return Inputs(corpus_source=corpus_source,
                   collect=corpus_source == SYNTHETIC or cfg.llm.base_url is not None,
+                  mixed=cfg.synthetic == "mixed",
                   main_models=tuple(main_models) or tuple(m.id for m in ab_models.MAIN_MODELS),
                   pilot_models=tuple(pilot_models) or tuple(m.id for m in ab_models.PILOT_MODELS))
 

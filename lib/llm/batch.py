@@ -53,7 +53,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import httpx
 from tqdm.auto import tqdm
 
-from lib.llm.client import CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub
+from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
+                            grounding_of)
 from lib.llm.collect import CollectionSummary, _check, _run_sync, any_answer, check_complete, check_prompts
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
@@ -327,7 +328,7 @@ def _record(ident: dict, body: dict | None, kind: str, status: int | None, paylo
         "http_status": status,
         "error": None if ok else {"kind": kind, "code": status, "message": message},
         "tries": len(try_log) + (1 if kind in ("ok", "client") else 0), "try_log": try_log,
-        "response": payload, "content": message_obj.get("content"),
+        "response": payload, "grounding": grounding_of(payload) if ok else None, "content": message_obj.get("content"),
         "reasoning": message_obj.get("reasoning") or message_obj.get("reasoning_content"),
         "finish_reason": choice.get("finish_reason") if ok else None,
         "served_model": (payload or {}).get("model"), "provider": (payload or {}).get("provider"),

@@ -83,6 +83,26 @@ def is_http_url(url) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
+#: The web-search option a grounded request sends, by provider: OpenRouter's web plugin, else the
+#: google_search tool of Gemini's OpenAI-compatible endpoint (the embedded panel reads it too).
+GROUNDING = {"openrouter": ("plugins", [{"id": "web"}]), "gemini": ("tools", [{"google_search": {}}])}
+#: Where providers put what the search found: Gemini's grounding metadata (native and compat
+#: spellings), OpenAI/OpenRouter's url_citation ``annotations`` on the message, top-level ``citations``.
+GROUNDING_KEYS = ("groundingMetadata", "grounding_metadata", "annotations", "citations", "search_results")
+
+
+def grounding_of(payload: Any) -> dict | None:
+    """The grounding metadata a response carries ({key: value} from the body, its first choice and
+    that choice's message), or None when it carries none."""
+    if not isinstance(payload, dict):
+        return None
+    choice = (payload.get("choices") or [{}])[0] if isinstance(payload.get("choices"), list) else {}
+    choice = choice if isinstance(choice, dict) else {}
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    found = {k: v for part in (payload, choice, message) for k, v in part.items() if k in GROUNDING_KEYS and v}
+    return found or None
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where and how to send requests. Built from a profile mapping with :meth:`from_dict`.
@@ -206,6 +226,9 @@ class Request:
     #: nucleus sampling sent as ``top_p`` (None: not sent, the provider's default); not part of
     #: the identity, like ``max_tokens``
     top_p: float | None = None
+    #: LLMScholarBench's RAG configurations (model table column ``grounded``): the body asks for
+    #: the provider's web search (:data:`GROUNDING`); not part of the identity (the model key is)
+    grounded: bool = False
 
     @property
     def key(self) -> tuple:
@@ -312,6 +335,9 @@ class ChatClient:
             body["max_tokens"] = req.max_tokens
         if self.endpoint.pin_provider and req.sub_provider:
             body["provider"] = {"order": [req.sub_provider], "allow_fallbacks": False}
+        if req.grounded:
+            field_name, value = GROUNDING["openrouter" if "openrouter.ai" in self.endpoint.base_url else "gemini"]
+            body[field_name] = value
         return body
 
     async def _send(self, body: dict, headers: dict) -> _Try:
@@ -424,6 +450,7 @@ class ChatClient:
             "tries": len(try_log) + (1 if t.kind in ("ok", "client") else 0),
             "try_log": try_log,
             "response": payload,
+            "grounding": grounding_of(payload) if t.kind == "ok" else None,
             "content": message.get("content"),
             "reasoning": message.get("reasoning") or message.get("reasoning_content"),
             "finish_reason": ((payload or {}).get("choices") or [{}])[0].get("finish_reason") if t.kind == "ok" else None,

@@ -48,7 +48,8 @@ def build_requests(models, *, experiment: str, families: Sequence[str] | None = 
 
     ``models`` is (a subset of) :func:`lib.scholar.models.load_models`; ``temperatures`` is
     'calibrated' (each model's own, paper App. A.3) or a list (the calibration grid). Gemini
-    rows get no system message (reference §1.2). ``model_id`` is 'api_model' or 'key'.
+    rows get no system message (reference §1.2); grounded rows (the RAG configurations) ask for the
+    provider's web search (:data:`lib.llm.client.GROUNDING`). ``model_id`` is 'api_model' or 'key'.
     """
     if model_id not in ("api_model", "key"):
         raise ValueError(f"build_requests: model_id must be 'api_model' or 'key', got {model_id!r}")
@@ -66,7 +67,8 @@ def build_requests(models, *, experiment: str, families: Sequence[str] | None = 
                 for rep in range(replicates):
                     out.append(Request(experiment=experiment, model=m.key, api_model=getattr(m, model_id),
                                        task=tp.family, param=tp.param, temperature=t, replicate=rep, messages=msgs,
-                                       seed=seed, max_tokens=max_tokens, sub_provider=m.sub_provider))
+                                       seed=seed, max_tokens=max_tokens, sub_provider=m.sub_provider,
+                                       grounded=bool(getattr(m, "grounded", False))))
     return out
 
 

@@ -23,6 +23,11 @@ CHOICES = {"source": ("collect", "release"), "temperature_source": ("calibration
 #: What the release import needs: real_data key and what it holds.
 RELEASE_NEEDS = (("raw_responses_dir", "the LLMScholarBench raw responses to import"),
                  ("ground_truth_dir", "the ground truth the recommended names are matched against"))
+#: The notebooks that match recommended names against a ground truth (the synthetic world when none is given).
+GROUND_TRUTH_NOTEBOOKS = ("01_calibration", "02_collection", "03_infrastructure_benchmark", "04_interventions")
+GROUND_TRUTH_SOURCE = ("get the LLMScholarBench ground-truth release (doi:10.5281/zenodo.20417107; README, "
+                       "\"Tier A: the release profile\"), check it with `python -m lib.groundtruth.release check DIR` "
+                       "and set real_data.ground_truth_dir to DIR")
 
 
 def check_choice(notebook: str, name: str, value: Any) -> str:
@@ -60,7 +65,25 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
             errs.append(f"{where}: key 'notebooks.{nb}.source': synthetic: false with llm.base_url: null has no "
                         f"endpoint to collect from (the embedded panel is synthetic); set it to 'release' "
                         f"(import real_data.raw_responses_dir) or give llm.base_url")
+    if not any("'real_data.ground_truth_dir'" in e for e in errs):
+        errs += ground_truth_errors(prof, where)
     return errs
+
+
+def ground_truth_errors(prof: config.Profile, where: str) -> list[str]:
+    """A real-data profile (``synthetic: false``) whose notebooks 01–04 would match names against the
+    synthetic world (no ``real_data.ground_truth_dir``) stops: its figures would be labelled real.
+    ``synthetic: mixed`` declares that set-up; notebook 03's own ``ground_truth_dir`` parameter
+    (a folder of companion-schema tables) serves that notebook."""
+    if prof.synthetic is not False or prof.real_data.ground_truth_dir is not None:
+        return []
+    needing = [nb for nb in GROUND_TRUTH_NOTEBOOKS if (paths.NOTEBOOKS / f"{nb}.py").is_file()
+               and not prof.notebooks.get(nb, {}).get("ground_truth_dir")]
+    if not needing:
+        return []
+    return [f"{where}: key 'real_data.ground_truth_dir': synthetic: false, but it is null, so notebooks "
+            f"{', '.join(needing)} would match the recommended names against the synthetic world; "
+            f"{GROUND_TRUTH_SOURCE}, or declare synthetic: mixed (a real endpoint on the synthetic world)"]
 
 
 def import_release(cfg: config.Profile):
