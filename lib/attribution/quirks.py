@@ -15,6 +15,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from lib import quirks as quirk_table
 from lib.attribution import metrics
 
 QUIRKS = [
@@ -70,20 +71,14 @@ QUIRKS = [
      "effect": "none: no metric reads quote_words"},
 ]
 
-_COLUMNS = ["quirk", "where", "faithful", "corrected", "effect"]
-
-
 def as_table() -> pd.DataFrame:
     """The differences as a DataFrame (quirk, where, faithful, corrected, effect)."""
-    return pd.DataFrame(QUIRKS, columns=_COLUMNS)
+    return quirk_table.table(QUIRKS)
 
 
 def as_markdown() -> str:
     """The differences as a markdown table for the docs."""
-    t = as_table()
-    lines = ["| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in t.itertuples(index=False)]
-    return "\n".join(lines)
+    return quirk_table.markdown(QUIRKS)
 
 
 _KEY = ["number", "dataset", "model", "prompt_type", "evidence", "subgroup"]

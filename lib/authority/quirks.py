@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from lib import quirks as quirk_table
 from lib.authority import analysis as an
 from lib.authority import pilot as pl
 from lib.authority.published import authority_table_long
@@ -79,20 +80,14 @@ QUIRKS = [
      "corrected": "source_keeps_metadata=False swaps the two; shared_content=True shows one content on all ten cards (the text's design)",
      "effect": "a different pilot design; not measured per run (it needs a second pilot collection)"},
 ]
-_COLUMNS = ["quirk", "where", "faithful", "corrected", "effect"]
-
-
 def as_table() -> pd.DataFrame:
     """The differences as a DataFrame (quirk, where, faithful, corrected, effect)."""
-    return pd.DataFrame(QUIRKS, columns=_COLUMNS)
+    return quirk_table.table(QUIRKS)
 
 
 def as_markdown() -> str:
     """The differences as a markdown table for the docs."""
-    t = as_table()
-    lines = ["| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in t.itertuples(index=False)]
-    return "\n".join(lines)
+    return quirk_table.markdown(QUIRKS)
 
 
 _SWITCHES = ("table12_pairs", "kappa_degenerate", "yates", "marker_counts", "latency_median")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from lib import quirks as quirk_table
 from lib.scholar import aggregate as ag
 
 QUIRKS = [
@@ -95,15 +96,12 @@ QUIRKS = [
 
 def as_table() -> pd.DataFrame:
     """The differences as a DataFrame (quirk, where, faithful, corrected, effect)."""
-    return pd.DataFrame(QUIRKS, columns=["quirk", "where", "faithful", "corrected", "effect"])
+    return quirk_table.table(QUIRKS)
 
 
 def as_markdown() -> str:
     """The differences as a markdown table for the docs."""
-    t = as_table()
-    lines = ["| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
-    lines += ["| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |" for row in t.itertuples(index=False)]
-    return "\n".join(lines)
+    return quirk_table.markdown(QUIRKS)
 
 
 def _cell(v):
