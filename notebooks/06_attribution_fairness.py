@@ -214,19 +214,11 @@ tab6
 # %%
 if run_models:
     run_src = src if len(src.datasets) == 2 else tw
-    model_ids = runs.paper_models()
-    specs = runs.build_specs(run_src.datasets, n_matchings=run_matchings, seed=cfg.seed)
-    dagger = [m for m in rag_subset_models if run_matchings == 0 and len(run_src.subsets) == 2]
-    rag_conditions = [c for c in runs.CONDITIONS if c[1]]
-    reqs = runs.plan(specs, model_ids, generations=generations, family=prompt_family, api_models=api_models,
-                     models_by_condition={c: [m for m in model_ids if m not in dagger] for c in rag_conditions})
-    if dagger:
-        reqs += runs.plan(runs.build_specs(run_src.subsets, n_matchings=0, seed=cfg.seed), dagger, conditions=rag_conditions,
-                          generations=generations, family=prompt_family, api_models=api_models)
-    panel_quotes = pd.concat(list(run_src.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
-    print(f"{len(reqs):,} requests:", {s.dataset: len(s.targets) for s in specs}, "quotes,", len(model_ids), "models,",
-          generations, "generations")
-    with endpoints.open_endpoint(cfg, with_world=False, quotes=panel_quotes) as endpoint:
+    paper_plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=run_matchings, generations=generations,
+                                 family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models)
+    reqs, dagger = paper_plan.requests, paper_plan.dagger
+    print(paper_plan.line() + f", {generations} generations")
+    with endpoints.open_endpoint(cfg, with_world=False, quotes=paper_plan.quotes) as endpoint:
         summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
     print(summary.line())
     responses = runs.responses(reqs)

@@ -217,3 +217,28 @@ def test_top_p_is_sent_and_stored_as_the_request_carries_it(tmp_path):
     assert stored["q1"]["top_p"] == 0.95 and stored["q3"]["top_p"] == 0.5
     resp = runs.responses([base, set_half], store_root=tmp_path / "run")
     assert dict(zip(resp["quote_id"], resp["top_p"])) == {"q1": 0.95, "q3": 0.5}
+
+
+def test_paper_plan_gives_the_dagger_models_rag_on_the_subsets_only(monkeypatch):
+    """The † models run the evidence conditions on the 300-matching subsets, the others on the full
+    datasets; with a sample of matchings (n_matchings > 0) nobody is a † model (Table 6)."""
+    def self_retrieval(q):
+        return pd.DataFrame({"quote_id": q["quote_id"], "rank": 1, "neighbour_quote_id": q["quote_id"],
+                             "author": q["author_clean"], "quote": q["quote"], "similarity": 1.0, "is_self": True})
+
+    monkeypatch.setattr(runs, "build_specs", lambda datasets, n_matchings, seed: [
+        runs.RunSpec(name, df, self_retrieval(df)) for name, df in datasets.items()])
+    full, sub = _quotes(2, 1), _quotes(1, 2)
+    source = type("Source", (), {"datasets": {"intersectional": full}, "subsets": {"a": sub, "b": sub}})()
+    models = runs.paper_models()
+    dag = models[0]
+    p = runs.paper_plan(source, seed=1, n_matchings=0, generations=1, rag_subset_models=[dag])
+    assert p.dagger == [dag] and p.models == models and len(p.quotes) == len(full)
+    rag = {(r.model, r.param) for r in p.requests if r.experiment.endswith("_evidence")}
+    assert {q for m, q in rag if m == dag} == set(sub["quote_id"])              # † model: subsets only
+    assert {q for m, q in rag if m != dag} == set(full["quote_id"])             # the others: the full dataset
+    n_cond = len(runs.CONDITIONS)
+    assert sum(r.model == dag for r in p.requests) == len(full) * n_cond // 2 + len(sub) * n_cond // 2 * 2
+    sampled = runs.paper_plan(source, seed=1, n_matchings=5, generations=1, rag_subset_models=[dag])
+    assert sampled.dagger == [] and len(sampled.requests) == len(models) * len(full) * n_cond
+    assert sampled.line().startswith(f"{len(sampled.requests):,} requests: {{'intersectional': {len(full)}}} quotes")

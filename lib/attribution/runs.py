@@ -198,6 +198,41 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
     return out
 
 
+@dataclass(frozen=True)
+class PaperPlan:
+    """The paper's request plan (§5.1, Table 6): requests, the specs they came from, the models,
+    the † models (RAG on the 300-matching subsets) and the quotes the endpoint must know."""
+
+    requests: list[Request]
+    specs: list[RunSpec]
+    models: list[str]
+    dagger: list[str]
+    quotes: pd.DataFrame
+
+    def line(self) -> str:
+        return (f"{len(self.requests):,} requests: {dict((s.dataset, len(s.targets)) for s in self.specs)} quotes, "
+                f"{len(self.models)} models")
+
+
+def paper_plan(source, *, seed: int, n_matchings: int, generations: int, family: pr.Family | str = "reference",
+               api_models: Mapping[str, str] | None = None, rag_subset_models: Sequence[str] = ()) -> PaperPlan:
+    """Every model on every condition of ``source``'s datasets (a :mod:`lib.attribution.inputs`
+    source with ``datasets`` and ``subsets``), as the paper ran them: the † models of
+    ``rag_subset_models`` ran the evidence conditions on the 300-matching subsets instead (only
+    when every quote is asked, ``n_matchings == 0``, and the source has both subsets)."""
+    models = paper_models()
+    specs = build_specs(source.datasets, n_matchings=n_matchings, seed=seed)
+    dagger = [m for m in rag_subset_models if n_matchings == 0 and len(source.subsets) == 2]
+    rag = [c for c in CONDITIONS if c[1]]
+    reqs = plan(specs, models, generations=generations, family=family, api_models=api_models,
+                models_by_condition={c: [m for m in models if m not in dagger] for c in rag})
+    if dagger:
+        reqs += plan(build_specs(source.subsets, n_matchings=0, seed=seed), dagger, conditions=rag,
+                     generations=generations, family=family, api_models=api_models)
+    quotes = pd.concat(list(source.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
+    return PaperPlan(reqs, specs, models, dagger, quotes)
+
+
 def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> list[Request]:
     """Requests without a stored attempt that got an answer (status ok) or a non-retryable stop."""
     with RawStore(store_root) as store:
