@@ -58,6 +58,9 @@ class BatchSettings(_Strict):
     max_bytes_per_file: int = Field(default=200_000_000, gt=0)
     poll_initial_s: float = Field(default=5.0, gt=0)
     poll_max_s: float = Field(default=60.0, gt=0)
+    #: collections with fewer requests go one chat completion at a time: batch results carry no
+    #: per-request latency (authority bias Table 15 needs it), and small runs gain nothing
+    min_requests: int = Field(default=0, ge=0)
 
 
 class LLMSettings(_Strict):

@@ -288,3 +288,12 @@ def test_profile_llm_mode_is_validated_and_reaches_the_endpoint(tmp_path):
                  "llm: {mode: batch, batch: {max_requests_per_file: 10}}\n")
     ep = Endpoint.from_profile(config.load_profile(p).llm, base_url="http://127.0.0.1:9/v1")
     assert ep.mode == "batch" and lb.BatchOptions.from_dict(ep.batch).max_requests_per_file == 10
+
+
+def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_path):
+    reqs = _requests(replicates=1)[:4]
+    summary = collect(reqs, _endpoint(served.url, min_requests=5), store_root=tmp_path, max_attempts=1)
+    assert summary.attempts_written == 4 and not (tmp_path / "batches").exists()   # no batch journal
+    assert all(r.get("batch_id") is None and r["latency_s"] is not None for r in RawStore(tmp_path).iter_records())
+    with pytest.raises(ValueError, match="min_requests must be an integer >= 0"):
+        lb.BatchOptions.from_dict({"min_requests": -1})

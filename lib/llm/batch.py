@@ -85,6 +85,8 @@ class BatchOptions:
     poll_factor: float = 1.5
     create_tries: int = 20
     keep_files: bool = False
+    #: a collection with fewer requests takes the per-request path (lib.llm.collect.collect)
+    min_requests: int = 0
 
     @classmethod
     def from_dict(cls, d: dict | None, where: str = "llm.batch") -> "BatchOptions":
@@ -94,6 +96,8 @@ class BatchOptions:
         if unknown:
             raise ValueError(f"{where}: unknown keys {unknown}; expected some of {sorted(known)}")
         opts = cls(**d)
+        if not isinstance(opts.min_requests, int) or opts.min_requests < 0:
+            raise ValueError(f"{where}.min_requests must be an integer >= 0, got {opts.min_requests!r}")
         for k in ("max_requests_per_file", "max_bytes_per_file", "create_tries"):
             if not isinstance(getattr(opts, k), int) or getattr(opts, k) < 1:
                 raise ValueError(f"{where}.{k} must be an integer >= 1, got {getattr(opts, k)!r}")

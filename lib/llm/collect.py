@@ -256,15 +256,18 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
     Raises :class:`EndpointDown` (circuit breaker) or :class:`IncompleteCollectionError`
     (completeness check) after storing all that was done, so a re-run resumes.
-    An endpoint with ``mode: batch`` (profile ``llm.mode``) goes through the Batch API instead
+    An endpoint with ``mode: batch`` (profile ``llm.mode``) sends a collection of at least
+    ``llm.batch.min_requests`` requests through the Batch API instead
     (:func:`lib.llm.batch.collect_batch`: same store, attempts and labels).
     """
-    # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) ----
+    # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) for collections of llm.batch.min_requests+ ----
     if getattr(endpoint, "mode", "requests") == "batch":
-        from lib.llm.batch import collect_batch
+        from lib.llm.batch import BatchOptions, collect_batch
 
-        return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
-                             transport=transport, write_index=write_index, validate=validate)
+        requests = list(requests)
+        if len(requests) >= BatchOptions.from_dict(endpoint.batch).min_requests:
+            return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
+                                 transport=transport, write_index=write_index, validate=validate)
     try:
         with RawStore(store_root) as store:
             summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts,
