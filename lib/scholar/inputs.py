@@ -44,7 +44,7 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     a real-data profile without an endpoint (``synthetic: false``, ``llm.base_url: null``) must not
     collect: the embedded panel is synthetic, and its answers would be labelled real."""
     errs = []
-    no_endpoint = not prof.synthetic and prof.llm.base_url is None
+    no_endpoint = not prof.synthetic and not prof.llm.real_endpoint
     for nb in COLLECTING_NOTEBOOKS:
         if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := config.notebook_parameters(nb)):
             continue
