@@ -258,3 +258,25 @@ def test_the_client_holds_a_provider_to_its_rate_limit(fake_providers, canaries)
     limited, free = arrivals(240), arrivals(None)
     assert limited[-1] >= 0.95 and all(b - a >= 0.2 for a, b in zip(limited[3:], limited[4:]))
     assert sum(b - a < 0.1 for a, b in zip(free, free[1:])) >= 5        # unlimited: they arrive together
+
+
+def test_a_provider_with_batch_true_takes_the_batch_path_while_the_others_send_requests(tmp_path, fake_providers,
+                                                                                       canaries):
+    urls = {n: u for n, (u, _) in fake_providers.items()}
+    text = _profile_text(urls, "  batch: {poll_initial_s: 0.05, poll_max_s: 0.2}\n").replace(
+        "request_timeout_s: 10}\n", "request_timeout_s: 10, batch: true}\n", 1)        # openrouter batches
+    p = tmp_path / "routed.yaml"
+    p.write_text(text)
+    cfg = config.load_profile(p)
+    assert cfg.llm.providers["openrouter"].batch and not cfg.llm.providers["google"].batch
+    with endpoints.open_endpoint(cfg) as ep:
+        summary = collect(_requests(), ep, store_root=tmp_path / "raw", validate=any_answer)
+    assert summary.answered == 7 and summary.failed == 0
+    from lib.llm.store import RawStore
+
+    recs = {r["model"]: r for e in ("routing", "routing_at") for r in RawStore(tmp_path / "raw").iter_records(e)}
+    assert recs["llama-3.1-8b"].get("batch_id") and recs["llama-3.1-8b"]["client"].endswith("+batch")
+    assert not recs["gemini-2.5-flash-grounded"].get("batch_id") and not recs["deepseek-ai/DeepSeek-V3.1"].get("batch_id")
+    assert (tmp_path / "raw" / "batches" / "openrouter" / "journal.ndjson").is_file()
+    every = " ".join(f.read_bytes().decode("latin-1") for f in (tmp_path / "raw").rglob("*") if f.is_file())
+    assert not any(k in every for k in canaries.values())
