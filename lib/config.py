@@ -13,6 +13,7 @@ import ast
 import difflib
 import os
 import re
+import typing
 from pathlib import Path
 from typing import Any, Literal
 
@@ -63,8 +64,37 @@ class BatchSettings(_Strict):
     min_requests: int = Field(default=0, ge=0)
 
 
+PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+class ProviderSettings(_Strict):
+    """``llm.providers.<name>``: one named OpenAI-compatible endpoint (lib.llm.providers routes each
+    model of a paper's model table to one by name). The key stays in the environment variable named
+    by ``api_key_env`` (null: no key, e.g. a local Ollama or vLLM server)."""
+
+    base_url: str
+    api_key_env: str | None = None
+    max_concurrency: int = Field(default=8, gt=0)
+    #: requests per minute the client lets out (a token bucket; null: no limit beyond max_concurrency)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    request_timeout_s: float = Field(default=60.0, gt=0)
+    #: true: collections of llm.batch.min_requests+ requests to this provider take the OpenAI Batch
+    #: API path (lib.llm.batch; the provider must offer /v1/files and /v1/batches)
+    batch: bool = False
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        if v is not None and not ENV_NAME.match(v):
+            raise ValueError("expected the NAME of an environment variable (e.g. OPENAI_API_KEY)")
+        return v
+
+
 class LLMSettings(_Strict):
-    """Where chat completions go. ``base_url: null`` starts the embedded panel on 127.0.0.1."""
+    """Where chat completions go. ``base_url: null`` and no ``providers`` starts the embedded panel on
+    127.0.0.1; ``base_url`` sends every model to one endpoint; ``providers`` routes each model to the
+    provider its paper's model table names (``routes`` renames a table's provider to a profile one).
+    """
 
     base_url: str | None = None
     api_key_env: str | None = None
@@ -83,6 +113,10 @@ class LLMSettings(_Strict):
     #: the same store, attempts and labels
     mode: Literal["requests", "batch"] = "requests"
     batch: BatchSettings = BatchSettings()
+    #: named endpoints (issue 16): each model goes to the provider of its paper's routing table
+    providers: dict[str, ProviderSettings] = {}
+    #: a model table's provider name -> the profile provider serving it (e.g. gemini: google), when they differ
+    routes: dict[str, str] = {}
 
     @field_validator("api_key_env")
     @classmethod
@@ -90,6 +124,18 @@ class LLMSettings(_Strict):
         if v is not None and not ENV_NAME.match(v):
             raise ValueError("expected the NAME of an environment variable (e.g. OPENROUTER_API_KEY)")
         return v
+
+    @property
+    def real_endpoint(self) -> bool:
+        """Whether requests go to a real endpoint (``base_url`` or ``providers``), not the embedded panel."""
+        return self.base_url is not None or bool(self.providers)
+
+    def key_variables(self) -> dict[str, str]:
+        """profile key -> environment variable NAME, for every key this section names."""
+        out = {f"llm.providers.{n}.api_key_env": p.api_key_env for n, p in self.providers.items() if p.api_key_env}
+        if self.api_key_env:
+            out["llm.api_key_env"] = self.api_key_env
+        return out
 
 
 class RealData(_Strict):
@@ -212,8 +258,14 @@ def _pydantic_errors(exc: ValidationError, where: str) -> list[str]:
             continue
         if e["type"] == "extra_forbidden":
             parent: type[BaseModel] | None = Profile
-            for part in e["loc"][:-1]:
+            parts = list(e["loc"][:-1])
+            while parts:
+                part = parts.pop(0)
                 ann = parent.model_fields[str(part)].annotation if parent and str(part) in parent.model_fields else None
+                args = typing.get_args(ann) if typing.get_origin(ann) is dict else ()
+                if args and isinstance(args[1], type) and issubclass(args[1], BaseModel) and parts:
+                    ann = args[1]            # llm.providers.<name>: the mapping's value model
+                    parts.pop(0)
                 parent = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
             allowed = [f for f in (parent.model_fields if parent else {}) if f != "path"]
             close = difflib.get_close_matches(str(e["loc"][-1]), allowed, n=1)
@@ -372,13 +424,14 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
                     f"{need / 2**30:.1f} GiB, more than this machine's {mem / 2**30:.1f} GiB of memory; "
                     f"expected at most {mem // BYTES_PER_AUTHOR}")
     url = prof.llm.base_url
-    if prof.synthetic == "mixed" and url is None:
+    if prof.synthetic == "mixed" and not prof.llm.real_endpoint:
         errs.append(f"{where}: key 'synthetic': 'mixed' declares a real endpoint asked about synthetic inputs, "
-                    "but llm.base_url is null (the embedded panel is synthetic); give llm.base_url, "
-                    "or set synthetic: true")
+                    "but llm.base_url is null and llm.providers is empty (the embedded panel is synthetic); "
+                    "give llm.base_url or llm.providers, or set synthetic: true")
     if url is not None and not is_http_url(url):
         errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
                     f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")
+    errs += _provider_errors(prof.llm, where)
     if prof.llm.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
         errs.append(f"{where}: key 'llm.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
                     f"(every request would time out), got {prof.llm.request_timeout_s}")
@@ -392,6 +445,36 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
             low = 1 if key in AT_LEAST_ONE else 0
             if value < low:
                 errs.append(f"{where}: key 'notebooks.{nb}.{key}': expected a number >= {low}, got {value!r}")
+    return errs
+
+
+def _provider_errors(llm: LLMSettings, where: str) -> list[str]:
+    """``llm.providers`` and ``llm.routes``: names, URLs, timeouts; one way of saying where requests go."""
+    from lib.llm.client import is_http_url
+
+    errs = []
+    if llm.providers and llm.base_url is not None:
+        errs.append(f"{where}: key 'llm.base_url': give either llm.base_url (one endpoint for every model) or "
+                    f"llm.providers (each model routed to its provider), not both; got base_url {llm.base_url!r} "
+                    f"and providers {', '.join(llm.providers)}")
+    if llm.providers and llm.mode == "batch":
+        errs.append(f"{where}: key 'llm.mode': with llm.providers each provider says whether it batches; "
+                    "expected 'requests' here and batch: true on the providers that offer the Batch API")
+    for name, p in llm.providers.items():
+        key = f"llm.providers.{name}"
+        if not PROVIDER_NAME.match(name):
+            errs.append(f"{where}: key '{key}': expected a provider name of lower-case letters, digits, '-' or '_' "
+                        f"starting with a letter (e.g. openrouter), got {name!r}")
+        if not is_http_url(p.base_url):
+            errs.append(f"{where}: key '{key}.base_url': expected an http(s) URL such as "
+                        f"https://api.openai.com/v1, got {p.base_url!r}")
+        if p.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
+            errs.append(f"{where}: key '{key}.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
+                        f"(every request would time out), got {p.request_timeout_s}")
+    for table_name, target in llm.routes.items():
+        if target not in llm.providers:
+            errs.append(f"{where}: key 'llm.routes.{table_name}': expected the name of a provider of llm.providers "
+                        f"({', '.join(llm.providers) or 'none given'}), got {target!r}")
     return errs
 
 
@@ -451,6 +534,6 @@ def load_profile(profile: str | Path) -> Profile:
 def secret_values(prof: Profile | None = None) -> list[str]:
     """Values to scrub from notebooks and logs: named key variables and any *_API_KEY/_TOKEN/_SECRET."""
     names = {n for n in os.environ if re.search(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD)$", n)}
-    if prof and prof.llm.api_key_env:
-        names.add(prof.llm.api_key_env)
+    if prof:
+        names |= set(prof.llm.key_variables().values())      # llm.api_key_env and every provider's
     return sorted({os.environ[n] for n in names if len(os.environ.get(n, "")) >= 6}, key=len, reverse=True)

@@ -13,8 +13,12 @@ notebooks (01, 02, 05, 06) write::
   ``with`` block (``llm.panel_transport`` offers a thread or no socket instead). The panel needs no
   key, so the endpoint carries none and nothing reads the profile's ``api_key_env``. The panel
   answers by model *key* (it keeps grounded and plain Gemini apart).
-- Otherwise the profile's endpoint is returned as is (``Endpoint.from_profile``): the key is read
-  from the environment variable it names, at send time, by the client only.
+- ``cfg.llm.base_url`` given: the profile's one endpoint is returned as is (``Endpoint.from_profile``)
+  and every model goes there; the key is read from the environment variable it names, at send time,
+  by the client only.
+- ``cfg.llm.providers`` given: a :class:`lib.llm.providers.RoutedEndpoint`, one endpoint per named
+  provider; collection sends each request to the provider of its model (the paper's routing table)
+  and refuses to start while a provider it needs has no key.
 
 Importing this module does not import the panel (only ``open_endpoint`` does, lazily); the
 analysis reads the raw store and the parquet tables built from it, never this module.
@@ -96,7 +100,8 @@ IN_PROCESS_URL = "http://panel.invalid/v1"
 @contextmanager
 def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, in_process: bool = False,
                   **panel_kw) -> Iterator[Endpoint]:
-    """Yield the :class:`~lib.llm.client.Endpoint` the profile ``cfg`` asks for (see module doc).
+    """Yield the :class:`~lib.llm.client.Endpoint` (or the routed endpoint of ``llm.providers``) the
+    profile ``cfg`` asks for (see module doc).
 
     Panel options (ignored for a real endpoint): ``world``, a loaded
     :class:`lib.groundtruth.world.World` to serve (else the world of ``cfg`` from its cache);
@@ -117,6 +122,11 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
     exits, also on an exception; a server process also stops by itself if this process dies.
     """
     llm = cfg.llm
+    if getattr(llm, "providers", None):
+        from lib.llm.providers import RoutedEndpoint
+
+        yield RoutedEndpoint.from_profile(llm)
+        return
     if llm.base_url is not None:
         yield Endpoint.from_profile(llm)
         return

@@ -40,7 +40,93 @@ def test_the_real_template_stops_until_its_real_inputs_are_given_or_mixed_is_dec
     assert all("synthetic: mixed" in x for x in lines)
     text = (paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed")
     prof = config.load_profile(write(tmp_path, text))
-    assert prof.synthetic == "mixed" and prof.data_label == "mixed" and prof.llm.api_key_env == "OPENROUTER_API_KEY"
+    assert prof.synthetic == "mixed" and prof.data_label == "mixed" and prof.llm.real_endpoint
+    assert sorted(prof.llm.key_variables().values()) == [
+        "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "TOGETHER_API_KEY"]
+
+
+def test_the_real_template_reproduces_each_papers_routing(tmp_path, monkeypatch):
+    """issue 16: every provider of the three papers' routing tables is defined (through llm.routes),
+    with the URLs of the papers' providers; loading it needs no key, collecting refuses without one."""
+    from lib.attribution import models as at_models
+    from lib.authority import models as ab_models
+    from lib.scholar import models as lsb_models
+
+    text = (paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed")
+    for var in ("OPENROUTER_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "TOGETHER_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    llm = config.load_profile(write(tmp_path, text)).llm          # valid with every key variable unset
+    used = set(lsb_models.routing()["provider"]) | set(ab_models.routing()["provider"]) | set(at_models.routing()["provider"])
+    assert {llm.routes.get(p, p) for p in used} == set(llm.providers)
+    urls = {n: p.base_url for n, p in llm.providers.items()}
+    assert urls == {"openrouter": "https://openrouter.ai/api/v1",
+                    "google": "https://generativelanguage.googleapis.com/v1beta/openai/",
+                    "ollama": "http://localhost:11434/v1", "openai": "https://api.openai.com/v1",
+                    "anthropic": "https://api.anthropic.com/v1/", "together": "https://api.together.xyz/v1"}
+    assert llm.providers["ollama"].api_key_env is None and llm.providers["openai"].batch
+    for line in text.splitlines():          # each key variable is named in a comment saying to export it
+        if "api_key_env:" in line:
+            var = line.split(":", 1)[1].strip()
+            assert f"export {var}=" in text
+    from lib.llm.client import Request
+    from lib.llm.providers import MissingKeyError, RoutedEndpoint
+
+    routed = RoutedEndpoint.from_profile(llm)
+    req = Request("e", "gemini-2.5-pro-grounded", "gemini-2.5-pro", "top_k", "top_5", 1.0, 0, (), provider="gemini")
+    assert routed.provider_of(req) == "google"
+    with pytest.raises(MissingKeyError, match=r"provider 'google': environment variable GEMINI_API_KEY is not set "
+                                              r"\(profile key llm.providers.google.api_key_env\)"):
+        routed.check_keys(routed.split([req]))
+    monkeypatch.setenv("GEMINI_API_KEY", "x" * 20)
+    routed.check_keys(routed.split([req]))        # set: passes
+
+
+PROVIDER_BAD = [
+    ("llm:\n  providers:\n    openai: {base_ur: 'https://api.openai.com/v1'}\n",
+     ["key 'llm.providers.openai.base_ur'", "unknown key", "did you mean 'base_url'"]),
+    ("llm:\n  providers:\n    openai: {api_key_env: OPENAI_API_KEY}\n",
+     ["key 'llm.providers.openai.base_url'", "required key is missing"]),
+    ("llm:\n  providers:\n    openai: {base_url: 'api.openai.com'}\n",
+     ["key 'llm.providers.openai.base_url'", "expected an http(s) URL", "'api.openai.com'"]),
+    ("llm:\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1', api_key_env: 'my key'}\n",
+     ["key 'llm.providers.openai.api_key_env'", "NAME of an environment variable"]),
+    ("llm:\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1', requests_per_minute: 0}\n",
+     ["key 'llm.providers.openai.requests_per_minute'", "greater than 0"]),
+    ("llm:\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1', batch: maybe}\n",
+     ["key 'llm.providers.openai.batch'", "boolean", "'maybe'"]),
+    ("llm:\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1', request_timeout_s: 0.01}\n",
+     ["key 'llm.providers.openai.request_timeout_s'", "at least 1 s"]),
+    ("llm:\n  providers:\n    Open AI: {base_url: 'https://api.openai.com/v1'}\n",
+     ["key 'llm.providers.Open AI'", "expected a provider name"]),
+    ("llm:\n  base_url: 'https://openrouter.ai/api/v1'\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1'}\n",
+     ["key 'llm.base_url'", "either llm.base_url", "or llm.providers", "not both"]),
+    ("llm:\n  routes: {gemini: google}\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1'}\n",
+     ["key 'llm.routes.gemini'", "expected the name of a provider of llm.providers (openai)", "'google'"]),
+    ("llm:\n  mode: batch\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1'}\n",
+     ["key 'llm.mode'", "batch: true on the providers"]),
+    # a literal key in a provider entry is refused like anywhere else
+    ("llm:\n  providers:\n    openai: {base_url: 'https://api.openai.com/v1', api_key_env: " + "sk-" + "abcdefghijklmnopqrstuvwxyz0123}\n",
+     ["key 'llm.providers.openai.api_key_env'", "literal API key"]),
+]
+
+
+@pytest.mark.parametrize("extra,fragments", PROVIDER_BAD)
+def test_bad_providers_name_file_key_and_expectation(tmp_path, extra, fragments):
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(write(tmp_path, GOOD + extra))
+    msg = str(exc.value)
+    assert "profile.yaml" in msg
+    for f in fragments:
+        assert f in msg, (f, msg)
+
+
+def test_providers_give_a_real_endpoint_and_their_keys_are_secrets(tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_LOCAL_VLLM_KEYVAR", "canary-vllm-0123456789")
+    prof = config.load_profile(write(tmp_path, GOOD.replace("synthetic: true", "synthetic: mixed") + (
+        "llm:\n  providers:\n    vllm: {base_url: 'http://127.0.0.1:8000/v1', api_key_env: MY_LOCAL_VLLM_KEYVAR}\n")))
+    assert prof.llm.real_endpoint and prof.llm.key_variables() == {"llm.providers.vllm.api_key_env": "MY_LOCAL_VLLM_KEYVAR"}
+    assert "canary-vllm-0123456789" in config.secret_values(prof)
+    assert "canary-vllm-0123456789" not in config.secret_values(None)
 
 
 BAD = [

@@ -339,3 +339,24 @@ def test_panel_faults_reach_the_client_retry_loop(tmp_path, world, in_process):
         ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)
         summary = collect(reqs, ep, store_root=tmp_path / "raw")
     assert summary.tries["server"] > 0 and summary.tries["ok"] >= len(reqs) - summary.api_error_attempts
+
+
+def test_open_endpoint_routes_a_profile_with_providers_and_keeps_the_single_url_form(tmp_path, monkeypatch):
+    """issue 16: llm.providers -> a routed endpoint (one Endpoint per provider, nothing started, no
+    key read); llm.base_url -> the one Endpoint as before; the panel profile is unchanged (above)."""
+    from lib.llm.providers import RoutedEndpoint
+
+    p = tmp_path / "routed.yaml"
+    p.write_text(f"name: t\nsynthetic: mixed\nseed: {SEED}\nworld: {{n_authors: 10}}\nllm:\n  providers:\n"
+                 f"    a: {{base_url: 'http://127.0.0.1:9/v1', api_key_env: {KEY_VAR}, max_concurrency: 3}}\n"
+                 f"    b: {{base_url: 'https://openrouter.ai/api/v1', requests_per_minute: 60, batch: true}}\n")
+    spy = _SpyEnviron(os.environ)
+    monkeypatch.setattr(os, "environ", spy)
+    with endpoints.open_endpoint(config.load_profile(p)) as ep:
+        assert isinstance(ep, RoutedEndpoint) and ep.model_id == "api_model"
+        a, b = ep.providers["a"], ep.providers["b"]
+        assert (a.base_url, a.api_key_env, a.max_concurrency, a.mode) == ("http://127.0.0.1:9/v1", KEY_VAR, 3, "requests")
+        assert (b.pin_provider, b.requests_per_minute, b.mode, b.api_key_env) == (True, 60, "batch", None)
+    assert KEY_VAR not in spy.read
+    with endpoints.open_endpoint(_profile(tmp_path, base_url="'http://127.0.0.1:9/v1'")) as ep:
+        assert not isinstance(ep, RoutedEndpoint) and ep.base_url == "http://127.0.0.1:9/v1"

@@ -587,7 +587,19 @@ def test_endpoint_from_a_profile(tmp_path):
     mixed = tmp_path / "real.yaml"
     mixed.write_text((paths.PARAMS / "real.example.yaml").read_text().replace("synthetic: false", "synthetic: mixed"))
     real = config.load_profile(mixed)
-    ep = Endpoint.from_profile(real.llm)
+    from lib.llm.providers import RoutedEndpoint
+
+    routed = RoutedEndpoint.from_profile(real.llm)       # the template routes each paper to its providers
+    ep = routed.providers["openrouter"]
+    assert ep.pin_provider and ep.model_id == "api_model" and ep.api_key_env == "OPENROUTER_API_KEY"
+    assert ep.requests_per_minute == 600 and ep.name == "openrouter" and ep.mode == "requests"
+    assert not routed.providers["together"].pin_provider and routed.providers["openai"].mode == "batch"
+    # the single-endpoint form still gives one endpoint for every model
+    single = tmp_path / "single.yaml"
+    single.write_text("name: s\nsynthetic: mixed\nseed: 1\nworld: {n_authors: 10}\n"
+                      "llm: {base_url: 'https://openrouter.ai/api/v1', api_key_env: OPENROUTER_API_KEY}\n")
+    one = config.load_profile(single)
+    ep = Endpoint.from_profile(one.llm)
     assert ep.pin_provider and ep.model_id == "api_model" and ep.api_key_env == "OPENROUTER_API_KEY"
 
 

@@ -61,7 +61,7 @@ def check(**params: Any) -> None:
 def run_models(cfg: config.Profile) -> bool:
     """Whether the models are asked: there is an endpoint (the embedded panel on a synthetic
     profile, or ``llm.base_url``); a real-data profile without one reports Figures 4–8, 13–16 missing."""
-    return cfg.synthetic or cfg.llm.base_url is not None
+    return cfg.synthetic or cfg.llm.real_endpoint
 
 
 def released(cfg: config.Profile, use_released_data: bool, *, runs: int, lam: float):

@@ -39,3 +39,19 @@ def table6() -> pd.DataFrame:
 def display_names() -> dict[str, str]:
     """Model id → display name, for figure labels."""
     return dict(zip(_table()["version"], _table()["model"]))
+
+
+#: the columns of the routing table (lib.llm.providers resolves them against llm.providers)
+ROUTING_COLUMNS = ["model", "provider", "provider_model", "sub_provider"]
+
+
+def routing() -> pd.DataFrame:
+    """Where each Table 6 model was sent (issue 16; §5.1 "access"): model id (the version), provider
+    (``openai``, ``anthropic``, ``google``, ``together``) and the provider's model name (the version
+    is the API id each provider knows); no sub-provider pin."""
+    t = _table()
+    missing = [c for c in ("version", "provider") if c not in t.columns]
+    if missing:
+        raise ValueError(f"{MODELS_CSV}: missing columns {missing}; routing needs version and provider")
+    return pd.DataFrame({"model": t["version"], "provider": t["provider"], "provider_model": t["version"],
+                         "sub_provider": None}, columns=ROUTING_COLUMNS).reset_index(drop=True)

@@ -46,7 +46,7 @@ import httpx
 import pandas as pd
 
 from lib.attribution import prompts as pr
-from lib.attribution.models import table6
+from lib.attribution.models import routing, table6
 from lib.attribution.requests import TOP_P, build_requests
 from lib.llm.client import Endpoint, Request
 from lib.llm.collect import CollectionSummary, collect
@@ -168,12 +168,15 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
     paper's † models ran RAG on the 300-matching subsets: give them their own spec). Requests
     carry T = 0.7 and ``seed`` (None: the paper sent none; generations are kept apart by the
     replicate the client sends). ``api_models`` maps a model id to the name the endpoint expects.
+    Each request carries its model's provider (:func:`lib.attribution.models.routing`).
     """
     if not models:
         raise ValueError("plan: no models given (see paper_models())")
     if family not in ("reference", *pr.SYSTEM):
         raise ValueError(f"plan: family must be 'reference' or one of {tuple(pr.SYSTEM)}, got {family!r}")
     api_models = dict(api_models or {})
+    r6 = routing()
+    route = dict(zip(r6["model"], r6["provider"]))
     out: list[Request] = []
     for spec in specs:
         task = spec.task
@@ -194,7 +197,7 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
                     out.append(Request(experiment=exp, model=model, api_model=api, task=task, param=str(r.quote_id),
                                        temperature=float(r.temperature), replicate=int(r.generation) - 1,
                                        messages=tuple(r.messages), seed=seed, max_tokens=cap or int(r.max_tokens),
-                                       top_p=float(r.top_p)))
+                                       top_p=float(r.top_p), provider=route.get(model)))
     return out
 
 

@@ -101,7 +101,7 @@ def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models:
     if corpus_source == SYNTHETIC and cfg.real_data.authority_dataset_dir:   # the profile's release (Tier A)
         corpus_source = str(cfg.real_path("authority_dataset_dir"))
     return Inputs(corpus_source=corpus_source,
-                  collect=corpus_source == SYNTHETIC or cfg.llm.base_url is not None,
+                  collect=corpus_source == SYNTHETIC or cfg.llm.real_endpoint,
                   mixed=cfg.synthetic == "mixed",
                   main_models=tuple(main_models) or tuple(m.id for m in ab_models.MAIN_MODELS),
                   pilot_models=tuple(pilot_models) or tuple(m.id for m in ab_models.PILOT_MODELS))

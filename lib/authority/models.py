@@ -76,3 +76,23 @@ MODELS_BY_ID = {m.id: m for m in MAIN_MODELS}
 def cohorts(models: Sequence[AuthorityModel] = MAIN_MODELS) -> dict[str, str]:
     """model id -> cohort, for the per-cohort rows of ab-tab12."""
     return {m.id: m.cohort for m in models}
+
+
+#: the columns of the routing table (lib.llm.providers resolves them against llm.providers)
+ROUTING_COLUMNS = ["model", "provider", "provider_model", "sub_provider"]
+
+
+def routing(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Where each model was sent (issue 16; paper §4.5, App. E): model id, provider (``ollama`` for
+    the local open-weight models, ``openai``, ``anthropic``, ``google``) and the provider's model
+    name, which is the id itself (an Ollama tag or the provider's id); no sub-provider pin.
+    ``table``: a :func:`load_models` table (default the paper's)."""
+    t = _TABLE if table is None else table
+    return pd.DataFrame({"model": t["id"], "provider": t["provider"], "provider_model": t["id"],
+                         "sub_provider": None}, columns=ROUTING_COLUMNS).reset_index(drop=True)
+
+
+def providers_by_id(table: pd.DataFrame | None = None) -> dict[str, str]:
+    """model id -> provider, from :func:`routing` (what :func:`lib.authority.runs.to_requests` sets)."""
+    r = routing(table)
+    return dict(zip(r["model"], r["provider"]))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib.authority.models import MODELS_BY_ID, AuthorityModel
+from lib.authority.models import MODELS_BY_ID, AuthorityModel, providers_by_id
 from lib.llm.client import Endpoint, Request
 from lib.llm.collect import CollectionSummary, collect
 from lib.llm.store import RawStore, request_key
@@ -57,14 +57,15 @@ def request_param(request_id: str, prompt_sha256: str) -> str:
 
 def to_requests(table: pd.DataFrame, models: Sequence[AuthorityModel | str], *, experiment: str,
                 replicates: int = 1, seed: int | None = None, max_tokens: int | None = None,
-                api_ids: Mapping[str, str] | None = None) -> list[Request]:
+                api_ids: Mapping[str, str] | None = None, providers: Mapping[str, str] | None = None) -> list[Request]:
     """Cross a request table (:func:`~lib.authority.prompts.build_main_requests` or ``build_pilot_requests``)
     with ``models`` into collection requests, model-major (the reference's loop order, spec A.5).
 
     ``replicates`` > 1 repeats every prompt as independent samples (replicate index in the
     identity). ``seed`` None sends no seed, as the reference sets no decoding options.
     ``api_ids`` maps a model id to the name a real endpoint knows it by (e.g. ``{"gpt-5.4":
-    "openai/gpt-5.4"}`` on OpenRouter); the store keeps the paper's id as ``model``.
+    "openai/gpt-5.4"}`` on OpenRouter); the store keeps the paper's id as ``model``. Each request
+    carries the model's provider (:func:`lib.authority.models.routing`; ``providers`` overrides it).
     """
     need = ("request_id", "messages", "prompt_sha256")
     missing = [c for c in need if c not in table.columns]
@@ -73,6 +74,7 @@ def to_requests(table: pd.DataFrame, models: Sequence[AuthorityModel | str], *, 
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1, got {replicates}")
     rows = list(zip(table["request_id"], table["messages"], table["prompt_sha256"]))
+    route = {**providers_by_id(), **(providers or {})}
     out = []
     for m in _models(models):
         for rid, msgs, sha in rows:
@@ -82,7 +84,7 @@ def to_requests(table: pd.DataFrame, models: Sequence[AuthorityModel | str], *, 
                 out.append(Request(experiment=experiment, model=m.id, api_model=(api_ids or {}).get(m.id, m.id),
                                    task=TASK, param=param,
                                    temperature=m.temperature, replicate=rep, messages=msgs, seed=seed,
-                                   max_tokens=max_tokens))
+                                   max_tokens=max_tokens, provider=route.get(m.id)))
     return out
 
 

@@ -137,8 +137,9 @@ class Journal:
 
     ``<store>/batches/``: ``journal.ndjson`` (events) and ``tries.ndjson`` (failed line tries), append-only."""
 
-    def __init__(self, store_root: Path):
-        self.dir = Path(store_root) / "batches"
+    def __init__(self, store_root: Path, provider: str | None = None):
+        # a routed collection keeps one journal per provider (batch ids are the provider's own)
+        self.dir = Path(store_root) / "batches" / (provider or "")
         self.files_dir = self.dir / "files"
         self.files_dir.mkdir(parents=True, exist_ok=True)
         self.events = list(self._read(self.dir / "journal.ndjson"))
@@ -526,10 +527,10 @@ class BatchClient:
 # ---- one collection ---------------------------------------------------------------------------------------
 class _Run:
     def __init__(self, requests, store: RawStore, endpoint: Endpoint, opts: BatchOptions, max_attempts: int,
-                 validate: Callable, transport):
+                 validate: Callable, transport, provider: str | None = None):
         self.requests, self.store, self.endpoint, self.opts = requests, store, endpoint, opts
         self.max_attempts, self.validate, self.transport = max_attempts, validate, transport
-        self.journal = Journal(store.root)
+        self.journal = Journal(store.root, provider)
         self.bodies = ChatClient(endpoint)
         self.summary = CollectionSummary(requests=len(requests))
         #: failed tries journaled by earlier runs: a resumed run gets max_tries of its own (issue 18)
@@ -687,6 +688,11 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
     the summary's ``attempts_written`` counts attempts stored by this call, ``tries`` the line
     outcomes by kind. ``options`` default to the endpoint's ``batch`` mapping.
     """
+    if getattr(endpoint, "routed", False):      # llm.providers: each provider with batch: true batches
+        from lib.llm.providers import collect_routed
+
+        return collect_routed(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
+                              transport=transport, write_index=write_index, validate=validate)
     opts = options or BatchOptions.from_dict(getattr(endpoint, "batch", None))
     requests = list(requests)
     with RawStore(store_root) as store:

@@ -83,12 +83,25 @@ def is_http_url(url) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
-#: The web-search option a grounded request sends, by provider: OpenRouter's web plugin, else the
-#: google_search tool of Gemini's OpenAI-compatible endpoint (the embedded panel reads it too).
+#: The web-search option a grounded request sends, by the provider it goes to (:func:`grounding_shape`):
+#: OpenRouter's web plugin, else Google Search grounding as the Gemini API takes it, the tool
+#: ``{"google_search": {}}`` in ``tools`` (the embedded panel reads both). Checked (docs search,
+#: issue 16): Google's grounding guide gives that tool for the REST API; Google's OpenAI-compatibility
+#: page (ai.google.dev/gemini-api/docs/openai, base URL .../v1beta/openai/) documents Gemini-only
+#: options as ``extra_body: {"google": {...}}`` (thinking_config, cached_content) and no search field
+#: of its own, and gateways document the same ``tools`` entry on the chat-completions interface. What
+#: comes back is Gemini's GroundingMetadata (webSearchQueries, groundingChunks with web uri/title,
+#: groundingSupports linking answer segments to chunks, searchEntryPoint): :func:`grounding_of`
+#: keeps it in either spelling wherever the compat layer puts it (body, choice or message).
 GROUNDING = {"openrouter": ("plugins", [{"id": "web"}]), "gemini": ("tools", [{"google_search": {}}])}
 #: Where providers put what the search found: Gemini's grounding metadata (native and compat
 #: spellings), OpenAI/OpenRouter's url_citation ``annotations`` on the message, top-level ``citations``.
 GROUNDING_KEYS = ("groundingMetadata", "grounding_metadata", "annotations", "citations", "search_results")
+
+
+def grounding_shape(base_url: str) -> str:
+    """'openrouter' (web plugin) for OpenRouter's API, else 'gemini' (the google_search tool)."""
+    return "openrouter" if "openrouter.ai" in (base_url or "") else "gemini"
 
 
 def grounding_of(payload: Any) -> dict | None:
@@ -131,6 +144,10 @@ class Endpoint:
     #: it raises :class:`lib.llm.collect.IncompleteCollectionError` (profile llm.max_failed_fraction)
     max_failed_fraction: float = 0.01
     headers: dict = field(default_factory=dict)
+    #: requests per minute let out by the client's token bucket (:class:`RateLimiter`); None: no limit
+    requests_per_minute: float | None = None
+    #: the profile's name of this provider (``llm.providers.<name>``; None for a single endpoint), for messages
+    name: str | None = None
     #: "requests" (one chat completion per attempt) or "batch" (the Batch API, :mod:`lib.llm.batch`,
     #: with the limits and polling of ``batch``: :class:`lib.llm.batch.BatchOptions` keys)
     mode: str = "requests"
@@ -162,6 +179,9 @@ class Endpoint:
                                            or not 0 <= d["max_failed_fraction"] <= 1):
             raise ValueError(f"{where}: endpoint.max_failed_fraction must be a number in [0, 1], "
                              f"got {d['max_failed_fraction']!r}")
+        rpm = d.get("requests_per_minute")
+        if rpm is not None and (isinstance(rpm, bool) or not isinstance(rpm, (int, float)) or rpm <= 0):
+            raise ValueError(f"{where}: endpoint.requests_per_minute must be a number > 0 or null, got {rpm!r}")
         for k in ("max_concurrency", "max_tries", "breaker_after"):
             if k in d and (not isinstance(d[k], int) or d[k] < 1):
                 raise ValueError(f"{where}: endpoint.{k} must be an integer >= 1, got {d[k]!r}")
@@ -199,8 +219,34 @@ class Endpoint:
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise FatalAPIError(f"environment variable {self.api_key_env} (endpoint.api_key_env) is not set")
+            who = f"provider {self.name!r} " if self.name else ""
+            raise FatalAPIError(f"{who}environment variable {self.api_key_env} (endpoint.api_key_env) is not set")
         return key
+
+
+class RateLimiter:
+    """An async token bucket: at most ``per_minute`` acquisitions per minute, in bursts of at most
+    ``burst`` (default: one second's worth, at least 1). Providers state their limits per minute;
+    spreading the requests keeps a collection under them instead of meeting 429s."""
+
+    def __init__(self, per_minute: float, burst: float | None = None, clock=time.monotonic):
+        self.rate = float(per_minute) / 60.0
+        self.capacity = max(1.0, float(burst) if burst is not None else self.rate)
+        self.tokens = self.capacity
+        self._clock = clock
+        self._last = clock()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:          # one waiter at a time: first come, first served
+            while True:
+                now = self._clock()
+                self.tokens = min(self.capacity, self.tokens + (now - self._last) * self.rate)
+                self._last = now
+                if self.tokens >= 1.0:
+                    self.tokens -= 1.0
+                    return
+                await asyncio.sleep((1.0 - self.tokens) / self.rate)
 
 
 @dataclass(frozen=True)
@@ -229,6 +275,9 @@ class Request:
     #: LLMScholarBench's RAG configurations (model table column ``grounded``): the body asks for
     #: the provider's web search (:data:`GROUNDING`); not part of the identity (the model key is)
     grounded: bool = False
+    #: the provider this request goes to (a paper's routing table, e.g. 'openrouter', 'openai'), resolved
+    #: by :mod:`lib.llm.providers` against the profile's ``llm.providers``; not part of the identity
+    provider: str | None = None
 
     @property
     def key(self) -> tuple:
@@ -305,6 +354,7 @@ class ChatClient:
         self._transport = transport if transport is not None else endpoint.transport
         self._http: httpx.AsyncClient | None = None
         self._slots: asyncio.Semaphore | None = None
+        self._limiter: RateLimiter | None = None
         self.counts: Counter = Counter()
         self._rng = random.Random(0)
         self._down_streak = 0            # consecutive DOWN_KINDS tries (the circuit breaker)
@@ -315,6 +365,8 @@ class ChatClient:
         self._http = httpx.AsyncClient(base_url=self.endpoint.base_url.rstrip("/") + "/", transport=self._transport,
                                        timeout=httpx.Timeout(self.endpoint.timeout_s), limits=limits)
         self._slots = asyncio.Semaphore(self.endpoint.max_concurrency)
+        rpm = self.endpoint.requests_per_minute
+        self._limiter = RateLimiter(rpm) if rpm else None
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -335,14 +387,16 @@ class ChatClient:
             body["max_tokens"] = req.max_tokens
         if self.endpoint.pin_provider and req.sub_provider:
             body["provider"] = {"order": [req.sub_provider], "allow_fallbacks": False}
-        if req.grounded:
-            field_name, value = GROUNDING["openrouter" if "openrouter.ai" in self.endpoint.base_url else "gemini"]
+        if req.grounded:        # the shape of the provider the request goes to (routing: its own endpoint)
+            field_name, value = GROUNDING[grounding_shape(self.endpoint.base_url)]
             body[field_name] = value
         return body
 
     async def _send(self, body: dict, headers: dict) -> _Try:
         assert self._http is not None and self._slots is not None, "use ChatClient inside 'async with'"
         async with self._slots:
+            if self._limiter is not None:       # every HTTP try counts against the provider's limit
+                await self._limiter.acquire()
             t0 = time.perf_counter()
             try:
                 async with asyncio.timeout(self.endpoint.timeout_s):

@@ -50,6 +50,7 @@ def build_requests(models, *, experiment: str, families: Sequence[str] | None = 
     'calibrated' (each model's own, paper App. A.3) or a list (the calibration grid). Gemini
     rows get no system message (reference §1.2); grounded rows (the RAG configurations) ask for the
     provider's web search (:data:`lib.llm.client.GROUNDING`). ``model_id`` is 'api_model' or 'key'.
+    Each request carries its row's ``provider`` (the routing of :func:`lib.scholar.models.routing`).
     """
     if model_id not in ("api_model", "key"):
         raise ValueError(f"build_requests: model_id must be 'api_model' or 'key', got {model_id!r}")
@@ -68,7 +69,8 @@ def build_requests(models, *, experiment: str, families: Sequence[str] | None = 
                     out.append(Request(experiment=experiment, model=m.key, api_model=getattr(m, model_id),
                                        task=tp.family, param=tp.param, temperature=t, replicate=rep, messages=msgs,
                                        seed=seed, max_tokens=max_tokens, sub_provider=m.sub_provider,
-                                       grounded=bool(getattr(m, "grounded", False))))
+                                       grounded=bool(getattr(m, "grounded", False)),
+                                       provider=getattr(m, "provider", None)))
     return out
 
 
@@ -94,6 +96,8 @@ class CollectionSummary:
     failed: int = 0
     #: malformed store lines moved to quarantine.jsonl when the store was opened
     quarantined: int = 0
+    #: a routed collection (lib.llm.providers): provider name -> that provider's own summary
+    providers: dict = field(default_factory=dict)
 
     def line(self) -> str:
         return (f"{self.requests} requests ({self.already_complete} already complete), {self.attempts_written} attempts "
@@ -256,10 +260,17 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
     Raises :class:`EndpointDown` (circuit breaker) or :class:`IncompleteCollectionError`
     (completeness check) after storing all that was done, so a re-run resumes.
-    An endpoint with ``mode: batch`` (profile ``llm.mode``) sends a collection of at least
+    A routed endpoint (profile ``llm.providers``, :class:`lib.llm.providers.RoutedEndpoint`) splits
+    the requests by provider and collects from all providers at once
+    (:func:`lib.llm.providers.collect_routed`). An endpoint with ``mode: batch`` (profile ``llm.mode``) sends a collection of at least
     ``llm.batch.min_requests`` requests through the Batch API instead
     (:func:`lib.llm.batch.collect_batch`: same store, attempts and labels).
     """
+    if getattr(endpoint, "routed", False):
+        from lib.llm.providers import collect_routed
+
+        return collect_routed(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
+                              transport=transport, write_index=write_index, validate=validate)
     # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) for collections of llm.batch.min_requests+ ----
     if getattr(endpoint, "mode", "requests") == "batch":
         from lib.llm.batch import BatchOptions, collect_batch

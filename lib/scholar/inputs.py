@@ -41,10 +41,10 @@ def check_choice(notebook: str, name: str, value: Any) -> str:
 
 def profile_errors(prof: config.Profile, where: str) -> list[str]:
     """Import mode (``source: release``) needs the release and a ground truth to match names against;
-    a real-data profile without an endpoint (``synthetic: false``, ``llm.base_url: null``) must not
+    a real-data profile without an endpoint (``synthetic: false``, no ``llm.base_url`` nor ``llm.providers``) must not
     collect: the embedded panel is synthetic, and its answers would be labelled real."""
     errs = []
-    no_endpoint = not prof.synthetic and prof.llm.base_url is None
+    no_endpoint = not prof.synthetic and not prof.llm.real_endpoint
     for nb in COLLECTING_NOTEBOOKS:
         if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := config.notebook_parameters(nb)):
             continue
@@ -64,7 +64,7 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
         elif no_endpoint:
             errs.append(f"{where}: key 'notebooks.{nb}.source': synthetic: false with llm.base_url: null has no "
                         f"endpoint to collect from (the embedded panel is synthetic); set it to 'release' "
-                        f"(import real_data.raw_responses_dir) or give llm.base_url")
+                        f"(import real_data.raw_responses_dir) or give llm.base_url or llm.providers")
     if not any("'real_data.ground_truth_dir'" in e for e in errs):
         errs += ground_truth_errors(prof, where)
     return errs

@@ -147,3 +147,18 @@ def table1(models: pd.DataFrame) -> pd.DataFrame:
     columns["Proprietary"] = [f"{k} ({SIZE_LABELS[s].split(' (')[0]})" for k, s in zip(prop["key"], prop["size_class"])]
     depth = max(len(v) for v in columns.values())
     return pd.DataFrame({c: v + [""] * (depth - len(v)) for c, v in columns.items()})
+
+
+#: the columns of every paper's routing table (lib.llm.providers resolves them against llm.providers)
+ROUTING_COLUMNS = ["model", "provider", "provider_model", "sub_provider"]
+
+
+def routing(models: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Where each configuration was sent (issue 16): model key, provider ('openrouter' with the
+    pinned sub-provider of column ``provider_sub_provider``, or 'gemini', Google's Gemini API; a
+    profile maps it to its Google provider with ``llm.routes: {gemini: <name>}``) and the provider's
+    model name. The grounded configurations are the same Gemini model with the search tool on.
+    ``models``: a :func:`load_models` table (default the paper's)."""
+    m = load_models() if models is None else models
+    return pd.DataFrame({"model": m["key"], "provider": m["provider"], "provider_model": m["api_model"],
+                         "sub_provider": m["sub_provider"]}, columns=ROUTING_COLUMNS).reset_index(drop=True)
