@@ -63,6 +63,13 @@ class BatchSettings(_Strict):
     min_requests: int = Field(default=0, ge=0)
 
 
+class PriceSettings(_Strict):
+    """``llm.prices.<model>``: USD per million tokens, over the price in the paper's model table."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
 class LLMSettings(_Strict):
     """Where chat completions go. ``base_url: null`` starts the embedded panel on 127.0.0.1."""
 
@@ -83,6 +90,10 @@ class LLMSettings(_Strict):
     #: the same store, attempts and labels
     mode: Literal["requests", "batch"] = "requests"
     batch: BatchSettings = BatchSettings()
+    #: stop collecting before the running cost estimate would pass this many USD (lib.llm.spend); null = no cap
+    budget_usd: float | None = Field(default=None, gt=0)
+    #: {model: {input, output}} USD per million tokens; overrides the model tables' prices (dry run, budget)
+    prices: dict[str, PriceSettings] = {}
 
     @field_validator("api_key_env")
     @classmethod
