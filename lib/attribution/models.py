@@ -39,3 +39,11 @@ def table6() -> pd.DataFrame:
 def display_names() -> dict[str, str]:
     """Model id → display name, for figure labels."""
     return dict(zip(_table()["version"], _table()["model"]))
+
+
+def prices() -> pd.DataFrame:
+    """USD per million tokens per model id (version) (:func:`lib.llm.cost.read_prices` of the model
+    table; the Together models' prices are unknown, NaN, until a profile gives them in ``llm.prices``)."""
+    from lib.llm.cost import read_prices
+
+    return read_prices(MODELS_CSV, "version")

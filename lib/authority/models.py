@@ -76,3 +76,11 @@ MODELS_BY_ID = {m.id: m for m in MAIN_MODELS}
 def cohorts(models: Sequence[AuthorityModel] = MAIN_MODELS) -> dict[str, str]:
     """model id -> cohort, for the per-cohort rows of ab-tab12."""
     return {m.id: m.cohort for m in models}
+
+
+def prices():
+    """USD per million tokens per model id (:func:`lib.llm.cost.read_prices` of the model table:
+    Ollama models 0, API models the providers' list prices, sources in the ``price_source`` column)."""
+    from lib.llm.cost import read_prices
+
+    return read_prices(MODELS_CSV, "id")

@@ -80,7 +80,8 @@ class PlannedCollection:
 
     ``completion_tokens`` is an int per attempt, or a function of the request (e.g. its
     ``max_tokens`` cap); ``assumption`` says in words where the figure comes from (the dry run
-    prints it). ``max_attempts`` bounds the validation re-asks.
+    prints it). ``max_attempts`` bounds the validation re-asks. ``prices`` is the paper's prices
+    table (columns model, price_in, price_out; its ``models.prices()``).
     """
 
     notebook: str
@@ -89,17 +90,22 @@ class PlannedCollection:
     completion_tokens: int | Callable[[object], int]
     assumption: str
     max_attempts: int = 3
+    prices: object = None
 
     def expected_completion(self, request) -> int:
         c = self.completion_tokens
         return int(c(request) if callable(c) else c)
 
 
-def plan_table(plan: PlannedCollection, prices: Mapping[str, tuple[float, float]], *, provider: str):
+def plan_table(plan: PlannedCollection, overrides: Mapping | None = None, *, provider: str):
     """One row per (provider, model) of a planned collection: requests, estimated prompt and
-    completion tokens for one attempt each, the prices, ``cost_usd`` (one attempt per request) and
-    ``cost_usd_max`` (``max_attempts`` per request); columns :data:`PLAN_COLUMNS`."""
+    completion tokens for one attempt each, the prices (``plan.prices`` with the profile's
+    ``overrides``; free on the panel), ``cost_usd`` (one attempt per request) and ``cost_usd_max``
+    (``max_attempts`` per request); columns :data:`PLAN_COLUMNS`. ``provider`` labels requests
+    that carry none (the endpoint's, :func:`endpoint_provider`)."""
     import pandas as pd
+
+    maps = {False: price_map(plan.prices, overrides), True: price_map(plan.prices, overrides, panel=True)}
 
     rows: dict[tuple, dict] = {}
     lengths: dict[int, int] = {}          # the same messages tuple is shared by many requests
@@ -118,7 +124,7 @@ def plan_table(plan: PlannedCollection, prices: Mapping[str, tuple[float, float]
         row["completion_tokens"] += plan.expected_completion(r)
     df = pd.DataFrame(list(rows.values()), columns=["provider", "model", "requests", "prompt_tokens",
                                                     "completion_tokens"])
-    price = [price_of(prices, m, panel=p == PANEL) for p, m in zip(df["provider"], df["model"])]
+    price = [price_of(maps[p == PANEL], m, panel=p == PANEL) for p, m in zip(df["provider"], df["model"])]
     df["price_in"] = [p[0] for p in price]
     df["price_out"] = [p[1] for p in price]
     df["cost_usd"] = (df["prompt_tokens"] * df["price_in"] + df["completion_tokens"] * df["price_out"]) / 1e6
@@ -144,11 +150,11 @@ def format_plan(df) -> str:
     the completion assumptions and the models without a price."""
     if df.empty:
         return "nothing to send: no notebook of this profile collects"
-    head = f"  {'model':34s} {'requests':>10s} {'prompt_tok':>13s} {'compl_tok':>12s} {'cost_usd':>10s} {'max_usd':>10s}"
+    head = f"  {'model':50s} {'requests':>10s} {'prompt_tok':>13s} {'compl_tok':>12s} {'cost_usd':>10s} {'max_usd':>10s}"
     lines = []
 
     def row(label, g):
-        return (f"  {label:34s} {int(g['requests'].sum()):10d} {int(g['prompt_tokens'].sum()):13d} "
+        return (f"  {label:50s} {int(g['requests'].sum()):10d} {int(g['prompt_tokens'].sum()):13d} "
                 f"{int(g['completion_tokens'].sum()):12d} {_money(_sum(g['cost_usd'])):>10s} "
                 f"{_money(_sum(g['cost_usd_max'])):>10s}")
     for (nb, prov), g in df.groupby(["notebook", "provider"], sort=False):
@@ -181,9 +187,9 @@ def dry_run_table(requests, models, *, output_tokens: int = 1000, max_attempts: 
     missing = sorted({r.model for r in requests} - set(models["key"]))
     if missing:
         raise KeyError(f"dry run: models {missing} are not in the model table (column key)")
-    prices = price_map(models.rename(columns={"key": "model"}))
-    plan = PlannedCollection("", "", list(requests), output_tokens, "", max_attempts)
-    df = plan_table(plan, prices, provider="")
+    plan = PlannedCollection("", "", list(requests), output_tokens, "", max_attempts,
+                             prices=models.rename(columns={"key": "model"}))
+    df = plan_table(plan, provider="")
     return df.rename(columns={"completion_tokens": "output_tokens"})[
         ["model", "requests", "prompt_tokens", "output_tokens", "price_in", "price_out", "cost_usd", "cost_usd_max"]]
 
@@ -200,3 +206,30 @@ def format_dry_run(df) -> str:
     if unpriced:
         lines.append(f"no published price (cost not included): {', '.join(unpriced)}")
     return "\n".join(lines)
+
+
+def read_prices(path, id_column: str):
+    """The prices table of a model-table CSV with columns ``price_in_usd_per_mtok``,
+    ``price_out_usd_per_mtok`` (empty = unknown: NaN) and ``price_source``: columns model,
+    price_in, price_out, price_source. A value that is not a number >= 0 is an error naming the
+    file, row and column."""
+    import pandas as pd
+
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    need = [id_column, "price_in_usd_per_mtok", "price_out_usd_per_mtok", "price_source"]
+    missing = [c for c in need if c not in raw.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}; expected {need}")
+    out = {"model": list(raw[id_column]), "price_in": [], "price_out": [], "price_source": list(raw["price_source"])}
+    for i, r in raw.iterrows():
+        for col, key in (("price_in_usd_per_mtok", "price_in"), ("price_out_usd_per_mtok", "price_out")):
+            v = r[col].strip()
+            try:
+                x = NAN if v == "" else float(v)
+            except ValueError:
+                x = -1.0
+            if not (math.isnan(x) or x >= 0):
+                raise ValueError(f"{path} row {i + 2} ({r[id_column]}): column {col} expects USD per million tokens "
+                                 f"(a number >= 0, or empty when unknown), got {v!r}")
+            out[key].append(x)
+    return pd.DataFrame(out)

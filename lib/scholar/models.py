@@ -147,3 +147,12 @@ def table1(models: pd.DataFrame) -> pd.DataFrame:
     columns["Proprietary"] = [f"{k} ({SIZE_LABELS[s].split(' (')[0]})" for k, s in zip(prop["key"], prop["size_class"])]
     depth = max(len(v) for v in columns.values())
     return pd.DataFrame({c: v + [""] * (depth - len(v)) for c, v in columns.items()})
+
+
+def prices(models: pd.DataFrame | None = None) -> pd.DataFrame:
+    """USD per million tokens per model key, from the release's ``price_in_out_usd_per_mtok`` (OpenRouter
+    prices of the pinned sub-providers; the Gemini rows have none: NaN). Columns model, price_in,
+    price_out, price_source."""
+    m = load_models() if models is None else models
+    return pd.DataFrame({"model": m["key"], "price_in": m["price_in"], "price_out": m["price_out"],
+                         "price_source": "LLMScholarBench release config/llm_setup.json (paper Table A.1)"})
