@@ -127,10 +127,12 @@ class _Counting(httpx.AsyncBaseTransport):
     """The in-process panel, counting the chat completions that reach it."""
 
     def __init__(self, inner):
-        self.inner, self.sent = inner, []
+        self.inner, self.sent, self.paths = inner, [], []
 
     async def handle_async_request(self, request):
-        self.sent.append(json.loads(await request.aread())["messages"][-1]["content"])
+        self.paths.append(request.url.path)
+        if request.url.path.endswith("chat/completions"):
+            self.sent.append(json.loads(await request.aread())["messages"][-1]["content"])
         return await self.inner.handle_async_request(request)
 
 
@@ -186,3 +188,26 @@ def test_budget_refuses_unpriced_models_before_sending(tmp_path):
     with pytest.raises(ValueError, match=r"models \['m2'\] have no known price.*llm\.prices"):
         collect([_req("m2", 0)], ep, store_root=tmp_path, validate=any_answer, prices=PRICES, progress=False)
     assert transport.sent == []
+
+
+def test_batch_round_is_checked_whole_before_it_is_submitted(tmp_path):
+    """Batch path: a round whose estimate would pass the budget is not submitted; a larger budget runs it,
+    and its stored attempts carry their cost."""
+    from lib.panel import Panel
+
+    reqs = [_req("gpt-4o-mini", i) for i in range(6)]
+    transport = _Counting(PanelTransport(Panel(1)))
+    ep = Endpoint(base_url=IN_PROCESS_URL, model_id="key", mode="batch", transport=transport,
+                  batch={"poll_initial_s": 0.005, "poll_max_s": 0.02},
+                  prices={"gpt-4o-mini": {"input": 1000.0, "output": 1000.0}}, budget_usd=5 * (28 + 50) * 1e-3)
+    with pytest.raises(BudgetExceeded, match=r"next batch round of 6 requests is estimated at \$0\.4680"):
+        collect(reqs, ep, store_root=tmp_path, max_attempts=1, validate=any_answer, completion_tokens=50)
+    assert transport.paths == [] and not list(RawStore(tmp_path).iter_records())    # nothing uploaded or sent
+    from dataclasses import replace
+
+    collect(reqs, replace(ep, budget_usd=10.0), store_root=tmp_path, max_attempts=1, validate=any_answer,
+            completion_tokens=50)
+    recs = list(RawStore(tmp_path).iter_records("spend"))
+    assert len(recs) == 6 and all(r["cost"]["usd"] > 0 for r in recs)
+    with RawStore(tmp_path) as store:
+        assert store.spent_usd == pytest.approx(sum(r["cost"]["usd"] for r in recs))
