@@ -42,6 +42,10 @@ def _total(s) -> float | None:
     return None if s.isna().any() else round(float(s.sum()), 6)
 
 
+def _unpriced(df) -> list[str]:
+    return sorted(set(df.loc[df["cost_usd"].isna(), "model"]))
+
+
 def write(df, prof: config.Profile) -> tuple:
     """``outputs/dry_run.csv`` (the rows) and ``outputs/dry_run.json`` (rows and totals per notebook x provider)."""
     paths.ensure(paths.OUTPUTS)
@@ -49,14 +53,17 @@ def write(df, prof: config.Profile) -> tuple:
     df.to_csv(csv_path, index=False)
     totals = [{"notebook": nb, "provider": p, "requests": int(g["requests"].sum()),
                "prompt_tokens": int(g["prompt_tokens"].sum()), "completion_tokens": int(g["completion_tokens"].sum()),
-               "cost_usd": _total(g["cost_usd"]), "cost_usd_max": _total(g["cost_usd_max"])}
+               "cost_usd": _total(g["cost_usd"]), "cost_usd_max": _total(g["cost_usd_max"]),
+               "cost_usd_priced": round(float(g["cost_usd"].sum()), 6), "unpriced_models": _unpriced(g)}
               for (nb, p), g in df.groupby(["notebook", "provider"], sort=False)]
     rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
             for r in df.to_dict(orient="records")]
     doc = {"profile": prof.name, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "rows": rows, "totals": totals,
            "total": {"requests": int(df["requests"].sum()), "cost_usd": _total(df["cost_usd"]),
-                     "cost_usd_max": _total(df["cost_usd_max"])},
-           "note": "cost_usd: one attempt per request; cost_usd_max: max_attempts per request; null = a price is unknown"}
+                     "cost_usd_max": _total(df["cost_usd_max"]), "cost_usd_priced": round(float(df["cost_usd"].sum()), 6),
+                     "cost_usd_max_priced": round(float(df["cost_usd_max"].sum()), 6), "unpriced_models": _unpriced(df)},
+           "note": "cost_usd: one attempt per request; cost_usd_max: max_attempts per request; null = a price is "
+                   "unknown; *_priced: the sum over the priced models only (a lower bound)"}
     json_path.write_text(json.dumps(doc, indent=1, default=str))
     return csv_path, json_path
 

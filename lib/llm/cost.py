@@ -140,9 +140,12 @@ def _money(x: float) -> str:
     return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.4f}"
 
 
-def _sum(s) -> float:
-    """Sum of costs; NaN if any is NaN (an unknown price makes the total unknown, never smaller)."""
-    return float("nan") if s.isna().any() else float(s.sum())
+def _sum(s) -> str:
+    """A sum of costs as text: exact; ``>=x`` (the priced part, a lower bound) when some prices are
+    unknown; ``n/a`` when none is known. An unknown price never counts as 0."""
+    if not s.isna().any():
+        return _money(float(s.sum()))
+    return "n/a" if s.isna().all() else ">=" + _money(float(s.sum()))
 
 
 def format_plan(df) -> str:
@@ -150,13 +153,12 @@ def format_plan(df) -> str:
     the completion assumptions and the models without a price."""
     if df.empty:
         return "nothing to send: no notebook of this profile collects"
-    head = f"  {'model':50s} {'requests':>10s} {'prompt_tok':>13s} {'compl_tok':>12s} {'cost_usd':>10s} {'max_usd':>10s}"
+    head = f"  {'model':50s} {'requests':>10s} {'prompt_tok':>13s} {'compl_tok':>12s} {'cost_usd':>12s} {'max_usd':>12s}"
     lines = []
 
     def row(label, g):
         return (f"  {label:50s} {int(g['requests'].sum()):10d} {int(g['prompt_tokens'].sum()):13d} "
-                f"{int(g['completion_tokens'].sum()):12d} {_money(_sum(g['cost_usd'])):>10s} "
-                f"{_money(_sum(g['cost_usd_max'])):>10s}")
+                f"{int(g['completion_tokens'].sum()):12d} {_sum(g['cost_usd']):>12s} {_sum(g['cost_usd_max']):>12s}")
     for (nb, prov), g in df.groupby(["notebook", "provider"], sort=False):
         lines += [f"{nb} | provider {prov}", head]
         for (stage, model), m in g.groupby(["stage", "model"], sort=False):
@@ -173,7 +175,8 @@ def format_plan(df) -> str:
         lines.append(f"completion tokens, {nb} {stage}: {text}")
     unpriced = sorted(set(df.loc[df["cost_usd"].isna(), "model"]))
     if unpriced:
-        lines.append(f"no known price (totals n/a; set llm.prices in the profile): {', '.join(unpriced)}")
+        lines.append(f"no known price (totals marked >= count only the priced models; set llm.prices in the "
+                     f"profile): {', '.join(unpriced)}")
     return "\n".join(lines)
 
 

@@ -107,7 +107,7 @@ def _label() -> str:
 class Progress:
     """tqdm bars per provider: requests done of total, rate, ETA and cost so far (see module docstring)."""
 
-    def __init__(self, totals: Mapping[str, int], *, label: str | None = None, interval: float = 0.5,
+    def __init__(self, totals: Mapping[str, int], *, label: str | None = None, interval: float = 1.0,
                  initial: Mapping[str, int] | None = None, file=None):
         from tqdm.auto import tqdm
 
