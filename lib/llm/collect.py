@@ -213,11 +213,12 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
         if nxt is None:
             summary.already_complete += 1
             return
-        spent = 0.0
+        spent, stopped = 0.0, False
         try:
             for attempt in range(nxt, max_attempts + 1):
                 rec = await one(client, r, attempt)
-                if rec is None:
+                if rec is None:             # the budget stopped it: not done, the next run continues it
+                    stopped = True
                     return
                 spent += rec["cost"]["usd"] if rec["cost"]["usd"] is not None else float("nan")
                 rec["validation"] = (validate(rec["content"], r.task) if rec["status"] == "ok" else
@@ -239,7 +240,7 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
                     await asyncio.sleep(endpoint.reask_delay_s)
         finally:
             if bars is not None:
-                bars.done(provider_of(r), spent)
+                bars.done(provider_of(r), spent) if not stopped else bars.add_cost(provider_of(r), spent)
 
     try:
         async with ChatClient(endpoint, transport=transport) as client:
