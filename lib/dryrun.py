@@ -68,10 +68,12 @@ def write(df, prof: config.Profile) -> tuple:
     return csv_path, json_path
 
 
-def run(profile: str, only: list[str] | None = None, out=sys.stdout) -> int:
-    """Print the dry run of ``profile`` (restricted to ``only``'s notebooks) and write its files; exit code."""
+def run(profile: str, only: list[str] | None = None, out=None) -> int:
+    """Print the dry run of ``profile`` (restricted to ``only``'s notebooks) to ``out`` (default stdout)
+    and write its files; returns the exit code."""
     from lib.pipeline import select
 
+    out = out or sys.stdout
     try:
         prof = config.load_profile(profile)
     except config.ProfileError as exc:

@@ -239,8 +239,10 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
                 if endpoint.reask_delay_s and attempt < max_attempts:
                     await asyncio.sleep(endpoint.reask_delay_s)
         finally:
-            if bars is not None:
-                bars.done(provider_of(r), spent) if not stopped else bars.add_cost(provider_of(r), spent)
+            if bars is not None and stopped:
+                bars.add_cost(provider_of(r), spent)
+            elif bars is not None:
+                bars.done(provider_of(r), spent)
 
     try:
         async with ChatClient(endpoint, transport=transport) as client:
