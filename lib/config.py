@@ -90,6 +90,13 @@ class ProviderSettings(_Strict):
         return v
 
 
+class PriceSettings(_Strict):
+    """``llm.prices.<model>``: USD per million tokens, over the price in the paper's model table."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
 class LLMSettings(_Strict):
     """Where chat completions go. ``base_url: null`` and no ``providers`` starts the embedded panel on
     127.0.0.1; ``base_url`` sends every model to one endpoint; ``providers`` routes each model to the
@@ -117,6 +124,12 @@ class LLMSettings(_Strict):
     providers: dict[str, ProviderSettings] = {}
     #: a model table's provider name -> the profile provider serving it (e.g. gemini: google), when they differ
     routes: dict[str, str] = {}
+
+
+    #: stop collecting before the running cost estimate would pass this many USD (lib.llm.spend); null = no cap
+    budget_usd: float | None = Field(default=None, gt=0)
+    #: {model: {input, output}} USD per million tokens; overrides the model tables' prices (dry run, budget)
+    prices: dict[str, PriceSettings] = {}
 
     @field_validator("api_key_env")
     @classmethod

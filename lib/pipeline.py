@@ -19,7 +19,8 @@ failed, so the next run executes it again, and collections resume from the raw s
 code is 130 (SIGINT) or 143 (SIGTERM). A cell that outlasts ``execution_timeout_s`` is reported
 with the notebook, the cell number and the heading above it.
 
-Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force]``.
+Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force] [--dry-run]``
+(``--dry-run``: :mod:`lib.dryrun`, the requests and their cost per notebook and provider; nothing runs or is sent).
 """
 from __future__ import annotations
 
@@ -514,7 +515,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="NN",
                         help="run only these notebooks (e.g. --only 03 --only 05, or --only 03,05)")
     parser.add_argument("--force", action="store_true", help="re-run notebooks even if their inputs are unchanged")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print per notebook and provider the requests, expected tokens and cost; send nothing "
+                             "(also outputs/dry_run.csv and .json)")
     args = parser.parse_args(argv)
+    if args.dry_run:
+        from lib import dryrun
+
+        return dryrun.run(args.profile, only=args.only)
     # explicit handlers: a runner started in the background inherits an ignored SIGINT otherwise
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)

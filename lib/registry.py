@@ -31,6 +31,15 @@ PUBLISHED = {
     "attribution_bias": "lib.attribution.published",
 }
 
+#: collecting notebook -> the module whose ``notebook_plans(profile, notebook, params) -> [PlannedCollection]``
+#: builds what it would send (lib.dryrun; the notebooks not listed send nothing)
+PLANS = {
+    "01_calibration": "lib.scholar.plan",
+    "02_collection": "lib.scholar.plan",
+    "05_authority_pilot_regression": "lib.authority.runs",
+    "06_attribution_fairness": "lib.attribution.runs",
+}
+
 
 def part(module: str, name: str) -> Any:
     """``module.name`` of a table entry, importing the module."""

@@ -21,12 +21,12 @@
 # %%
 from lib import artifacts, config, endpoints, paths, published
 from lib.groundtruth.world import load_world
-from lib.llm import prompts
-from lib.llm.collect import build_requests, collect
+from lib.llm.collect import collect
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import calibration
 from lib.scholar import inputs as lsb_inputs
 from lib.scholar import models as lsb_models
+from lib.scholar import plan as lsb_plan
 from lib.scholar import published as lsb_published
 
 # %% tags=["parameters"]
@@ -87,19 +87,16 @@ if source == "release":
 if source == "collect":
     world = load_world(cfg.seed, cfg.world.n_authors)
     experiment = "temperature_analysis"
-    task_params = [tp.param for fam in families
-                   for tp in prompts.task_params([fam])[:params_per_family or None]]
-    is_gemini = models["provider"] == "gemini"
     with endpoints.open_endpoint(cfg, world=world) as endpoint:
-        requests = (build_requests(models[~is_gemini], experiment="temperature_analysis", params=task_params,
-                                   replicates=replicates, temperatures=temperatures, seed=cfg.seed,
-                                   model_id=endpoint.model_id)
-                    + build_requests(models[is_gemini], experiment="temperature_analysis", params=task_params,
-                                     replicates=gemini_replicates, temperatures=temperatures, seed=cfg.seed,
-                                     model_id=endpoint.model_id))
-        print(f"{len(requests)} requests: {len(models)} configurations × {len(task_params)} task parameters × "
+        requests = lsb_plan.calibration_requests(models, temperatures=temperatures, families=families,
+                                                 params_per_family=params_per_family, replicates=replicates,
+                                                 gemini_replicates=gemini_replicates, seed=cfg.seed,
+                                                 model_id=endpoint.model_id)
+        print(f"{len(requests)} requests: {len(models)} configurations × "
+              f"{len(lsb_plan.task_params(families, params_per_family))} task parameters × "
               f"{len(temperatures)} temperatures × {replicates} replicates ({gemini_replicates} for Gemini)")
-        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts, prices=lsb_models.prices(models),
+                          completion_tokens=lsb_plan.expected_completion)
     print(summary.line())
 
 # %% [markdown]

@@ -26,10 +26,11 @@ import pandas as pd
 from lib import artifacts, config, endpoints, paths
 from lib.groundtruth.world import load_world
 from lib.llm import prompts
-from lib.llm.collect import build_requests, collect
+from lib.llm.collect import collect
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import inputs as lsb_inputs
 from lib.scholar import models as lsb_models
+from lib.scholar import plan as lsb_plan
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -96,17 +97,15 @@ if source == "release":
 if source == "collect":
     models = lsb_inputs.collection_temperatures(models, temperature_source)
     experiments = ["interventions"]
-    collected = models if rag else models[~models["grounded"]]
-    plan_families = [f for f in families if f != "biased_top_k"] + (["biased_top_k"] if constrained_prompts else [])
-    task_params = [tp.param for fam in plan_families
-                   for tp in prompts.task_params([fam])[:params_per_family or None]]
     world = load_world(cfg.seed, cfg.world.n_authors)
     with endpoints.open_endpoint(cfg, world=world) as endpoint:
-        requests = build_requests(collected, experiment="interventions", params=task_params, replicates=runs,
-                                  temperatures="calibrated", seed=cfg.seed, model_id=endpoint.model_id)
-        print(f"{len(requests)} requests: {len(collected)} configurations × {len(task_params)} task parameters × "
-              f"{runs} runs")
-        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts)
+        collected, requests = lsb_plan.collection_requests(
+            models, families=families, params_per_family=params_per_family, constrained_prompts=constrained_prompts,
+            rag=rag, runs=runs, seed=cfg.seed, model_id=endpoint.model_id)
+        print(f"{len(requests)} requests: {len(collected)} configurations × "
+              f"{len({r.param for r in requests})} task parameters × {runs} runs")
+        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts, prices=lsb_models.prices(models),
+                          completion_tokens=lsb_plan.expected_completion)
     print(summary.line())
 
 # %% [markdown]

@@ -55,3 +55,11 @@ def routing() -> pd.DataFrame:
         raise ValueError(f"{MODELS_CSV}: missing columns {missing}; routing needs version and provider")
     return pd.DataFrame({"model": t["version"], "provider": t["provider"], "provider_model": t["version"],
                          "sub_provider": None}, columns=ROUTING_COLUMNS).reset_index(drop=True)
+
+
+def prices() -> pd.DataFrame:
+    """USD per million tokens per model id (version) (:func:`lib.llm.cost.read_prices` of the model
+    table; the Together models' prices are unknown, NaN, until a profile gives them in ``llm.prices``)."""
+    from lib.llm.cost import read_prices
+
+    return read_prices(MODELS_CSV, "version")

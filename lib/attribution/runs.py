@@ -45,6 +45,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 
+from lib.attribution import models as at_models
 from lib.attribution import prompts as pr
 from lib.attribution.models import routing, table6
 from lib.attribution.requests import TOP_P, build_requests
@@ -266,7 +267,7 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
         if not todo:
             break
         s = collect(todo, endpoint, store_root=store_root, max_attempts=attempt, transport=transport,
-                    write_index=False)
+                    write_index=False, prices=at_models.prices())
         if attempt == 1:
             total.already_complete = s.already_complete
         total.attempts_written += s.attempts_written
@@ -326,3 +327,31 @@ def status_counts(requests: Sequence[Request], *, store_root: Path | str | None 
     g = r.groupby(["model", "prompt_type", "evidence"], sort=False)["status"]
     return g.agg(planned="size", answered=lambda s: int((s == "ok").sum())).reset_index().assign(
         failed=lambda d: d["planned"] - d["answered"])
+
+
+#: the dry run's completion assumption: every answer runs to its output cap (an upper bound)
+ASSUMPTION = (f"each answer's max_tokens cap (an upper bound): {MAX_TOKENS_TOGETHER} for the Together runners, "
+              "500 for the provider runners")
+
+
+def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
+    """The collection ``notebook`` (06) would make under ``cfg`` and its parameters ``params``: the twin
+    (or the released files) built as the notebook builds it, then :func:`paper_plan`; nothing is
+    sent. [] when the models are not asked (a real-data profile without an endpoint)."""
+    from lib.attribution import build
+    from lib.attribution import inputs as at_inputs
+    from lib.llm.cost import PlannedCollection
+
+    if not at_inputs.run_models(cfg):
+        return []
+    runs, lam = params.get("balancing_runs", 100), params.get("balance_lambda", 1.0)
+    # the notebook's datasets are the first mode's (faithful) balancing: the corrected one changes no request
+    tw = build.build_twin(params["twin_authors"], cfg.seed, runs=runs, lam=lam, n_matchings=params["n_matchings"],
+                          modes=("faithful",))
+    rel = at_inputs.released(cfg, params.get("use_released_data", True), runs=runs, lam=lam)
+    src = rel if rel is not None and len(rel.datasets) == 2 else tw
+    pp = paper_plan(src, seed=cfg.seed, n_matchings=params["run_matchings"], generations=params["generations"],
+                    family=params.get("prompt_family", "reference"), api_models=params.get("api_models") or {},
+                    rag_subset_models=params.get("rag_subset_models") or ())
+    return [PlannedCollection(notebook, "attribution runs", pp.requests, lambda r: r.max_tokens, ASSUMPTION,
+                              cfg.llm.max_attempts, prices=at_models.prices())]

@@ -96,3 +96,11 @@ def providers_by_id(table: pd.DataFrame | None = None) -> dict[str, str]:
     """model id -> provider, from :func:`routing` (what :func:`lib.authority.runs.to_requests` sets)."""
     r = routing(table)
     return dict(zip(r["model"], r["provider"]))
+
+
+def prices():
+    """USD per million tokens per model id (:func:`lib.llm.cost.read_prices` of the model table:
+    Ollama models 0, API models the providers' list prices, sources in the ``price_source`` column)."""
+    from lib.llm.cost import read_prices
+
+    return read_prices(MODELS_CSV, "id")

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from lib.authority.models import MODELS_BY_ID, AuthorityModel, providers_by_id
+from lib.authority.models import MODELS_BY_ID, AuthorityModel, load_models, prices, providers_by_id
 from lib.llm.client import Endpoint, Request
 from lib.llm.collect import CollectionSummary, collect
 from lib.llm.store import RawStore, request_key
@@ -140,7 +141,8 @@ def run_collection(requests: Sequence[Request], endpoint: Endpoint, *, store_roo
     passes = []
     for n, group in sorted(by_next.items()):
         # max_attempts = n: the collector runs exactly one more attempt for each of these requests
-        passes.append(collect(group, endpoint, store_root=store_root, max_attempts=n, write_index=False))
+        passes.append(collect(group, endpoint, store_root=store_root, max_attempts=n, write_index=False,
+                              prices=prices(), completion_tokens=expected_completion))
     if passes:
         RawStore(store_root).write_index()
     return RunSummary(len(requests), answered, sum(len(g) for g in by_next.values()), given_up, passes)
@@ -196,3 +198,55 @@ def parse_answers(raw: pd.DataFrame, *, parse_mode: str = "faithful", n_candidat
 
     return raw.assign(choice=pd.array([parse_choice(t, mode=parse_mode, n_candidates=n_candidates)
                                        for t in raw["response"]], dtype="Int64"))
+
+
+#: Assumed completion tokens per answer (the dry run states it): the reference caps nothing; an answer
+#: names one paper number with a short reason (~150 tokens); models whose answer carries its <think>
+#: block (model table column think_in_content, deepseek-r1) ~600.
+ANSWER_TOKENS, THINKING_ANSWER_TOKENS = 150, 600
+ASSUMPTION = (f"paper number + short reason ~{ANSWER_TOKENS} tokens; models answering with their <think> block "
+              f"~{THINKING_ANSWER_TOKENS}; no max_tokens (as the reference)")
+
+
+@lru_cache(maxsize=1)
+def _thinking() -> frozenset:
+    return frozenset(load_models().query("think_in_content")["id"])
+
+
+def expected_completion(request) -> int:
+    """Assumed completion tokens of one answer of ``request`` (:data:`ASSUMPTION`)."""
+    return THINKING_ANSWER_TOKENS if request.model in _thinking() else ANSWER_TOKENS
+
+
+def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
+    """The collections ``notebook`` (05) would make under ``cfg`` and its parameters ``params`` (pilot and
+    main experiment), built as the notebook builds them, with nothing sent. The main experiment's
+    conditions are built from ``authority_weights`` (the pilot's fused weights are not known before
+    it runs; the prompts' length does not depend on them). [] when nothing is collected (a
+    released dataset without an endpoint)."""
+    from lib.authority import conditions, inputs, prompts
+    from lib.llm.cost import PlannedCollection
+
+    choices = {k: params[k] for k in inputs.CHOICES if k in params}
+    res = inputs.resolve(cfg, corpus_source=params.get("corpus_source", inputs.SYNTHETIC),
+                         main_models=params.get("main_models", ()), pilot_models=params.get("pilot_models", ()),
+                         **choices)
+    if not res.collect:
+        return []
+    paper_corpus = inputs.load_corpus(cfg, res, params.get("topics", ()))
+    pilot_topics = [t for t in (params.get("pilot_topics") or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
+    pilot_table = prompts.build_pilot_requests(paper_corpus, topics=pilot_topics,
+                                               n_queries=params.get("pilot_queries_per_topic", 10), seed=cfg.seed,
+                                               shared_content=params.get("pilot_design") == "shared_content")
+    conds = (conditions.build_conditions(paper_corpus, weights=dict(params["authority_weights"]), seed=cfg.seed)
+             if res.synthetic else conditions.conditions_from_release(res.corpus_source))
+    main_table = prompts.build_main_requests(paper_corpus, n_queries=params.get("queries_per_topic", 10),
+                                             seed=cfg.seed, condition_set=conds)
+    api_ids = params.get("api_model_ids") or {}
+    plans = []
+    for stage, table, models in (("pilot", pilot_table, res.pilot_models), ("main", main_table, res.main_models)):
+        if len(table):
+            reqs = to_requests(table, models, experiment=EXPERIMENTS[stage], api_ids=api_ids)
+            plans.append(PlannedCollection(notebook, stage, reqs, expected_completion, ASSUMPTION,
+                                           cfg.llm.max_attempts, prices=prices()))
+    return plans

@@ -55,7 +55,8 @@ from tqdm.auto import tqdm
 
 from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
                             grounding_of)
-from lib.llm.collect import CollectionSummary, _check, _run_sync, any_answer, check_complete, check_prompts
+from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
+                             any_answer, check_complete, check_prompts)
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
@@ -371,12 +372,14 @@ class StoreReport:
 
 def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: Journal, *, batch: dict,
                   base_url: str, bodies: Callable[[str], dict | None], validate: Callable | None = None,
-                  report: StoreReport | None = None, secret: str | None = None) -> StoreReport:
+                  report: StoreReport | None = None, secret: str | None = None,
+                  cost: Callable[[dict], None] | None = None) -> StoreReport:
     """Store every line of a batch output or error file (streamed) as attempts or failed tries.
 
     ``plan`` maps custom ids to identities (:func:`read_plan`); ``bodies(custom_id)`` returns the
     request body that was sent. A line already stored (a resumed run) is skipped; a malformed line
-    or an unknown custom id is reported with its line number and skipped.
+    or an unknown custom id is reported with its line number and skipped. ``cost(rec)`` writes the
+    attempt's ``cost`` from its usage (:class:`lib.llm.spend.Ledger`) before it is stored.
     """
     rep = report or StoreReport()
     with open(path, "rb") as fh:
@@ -421,6 +424,8 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
             check = validate or VALIDATORS.get(ident.get("validate"), llmcaller_validate)
             rec = _record(ident, bodies(cid), kind, status, payload, message, base_url=base_url, batch=batch, cid=cid,
                           line_id=line.get("id"), req_id=resp.get("request_id"), try_log=tries, validate=check)
+            if cost is not None:
+                cost(rec)
             store.append(_scrub(rec, secret) if secret else rec)
             rep.stored += 1
             _checkpoint("store_line")
@@ -527,8 +532,12 @@ class BatchClient:
 # ---- one collection ---------------------------------------------------------------------------------------
 class _Run:
     def __init__(self, requests, store: RawStore, endpoint: Endpoint, opts: BatchOptions, max_attempts: int,
-                 validate: Callable, transport, provider: str | None = None):
+                 validate: Callable, transport, prices=None, completion_tokens=DEFAULT_COMPLETION_TOKENS,
+                 provider: str | None = None, ledger=None):
         self.requests, self.store, self.endpoint, self.opts = requests, store, endpoint, opts
+        # a routed collection (lib.llm.providers) shares one ledger across its providers: one budget
+        self.ledger, self.provider_of = ((ledger, ledger.provider_of) if ledger is not None else
+                                         _spend(requests, store, endpoint, prices, completion_tokens))
         self.max_attempts, self.validate, self.transport = max_attempts, validate, transport
         self.journal = Journal(store.root, provider)
         self.bodies = ChatClient(endpoint)
@@ -547,6 +556,33 @@ class _Run:
             cid = custom_id(r, a, rid)
             if len(self.journal.fails.get(cid, [])) - self.fails_before.get(cid, 0) < self.endpoint.max_tries:
                 yield cid, self.bodies.body(r, a), _identity(r, a, self.validate, rid)
+
+    def settle(self, rec: dict) -> None:
+        """Write the attempt's cost from its usage (one ledger for the whole collection)."""
+        # a request of the record's model: price and provider are the model's (any of its requests will do)
+        if not hasattr(self, "_by_model"):
+            self._by_model = {r.model: r for r in self.requests}
+        self.ledger.settle(self._by_model[rec["model"]], rec, 0.0)
+
+    def check_budget(self) -> None:
+        """Before a round is submitted: its whole estimate must fit in ``llm.budget_usd``
+        (:class:`~lib.llm.collect.BudgetExceeded` otherwise; nothing of the round is sent)."""
+        if self.ledger.budget_usd is None:
+            return
+        todo = [r for r in self.requests if self.store.next_attempt(r, self.max_attempts) is not None]
+        unpriced = self.ledger.unpriced(todo)
+        if unpriced:
+            raise ValueError(f"llm.budget_usd is {self.ledger.budget_usd} but models {unpriced} have no known price; "
+                             "give them one in the profile (llm.prices: {MODEL: {input: USD, output: USD}})")
+        est = sum(self.ledger.expected(r) for r in todo)
+        if todo and self.ledger.spent + est > self.ledger.budget_usd:
+            _check(self.summary, self.store, self.requests, self.max_attempts)
+            done = self.summary.answered + self.summary.ended_invalid
+            raise BudgetExceeded(
+                f"budget reached: llm.budget_usd = ${self.ledger.budget_usd:.4f}, and the next batch round of "
+                f"{len(todo)} requests is estimated at ${est:.4f}, which would pass it; nothing of it was submitted, "
+                f"{done} of {self.summary.requests} requests done; {self.ledger.account()}. To resume, raise "
+                f"llm.budget_usd: stored attempts are never re-sent, so nothing is paid twice", self.summary)
 
     async def submit(self, client: BatchClient, f: dict) -> dict:
         path = Path(f["path"])
@@ -586,6 +622,7 @@ class _Run:
                 for bid, e in list(pending.items()):
                     _checkpoint("poll")
                     b = await client.retrieve(bid)
+                    bar.set_postfix_str(f"${self.ledger.spent - self.ledger.spent_before:.4f}", refresh=False)
                     c = b.get("request_counts") or {}
                     n = int(c.get("completed") or 0) + int(c.get("failed") or 0)
                     if n != done_counts.get(bid, 0):
@@ -622,7 +659,8 @@ class _Run:
                     dest = self.journal.files_dir / f"{b['id']}.{key.split('_')[0]}.jsonl"
                     await client.download(b[key], dest)
                     store_results(dest, plan, self.store, self.journal, batch=b, base_url=self.endpoint.base_url,
-                                  bodies=body, validate=self.validate, report=rep, secret=client.key)
+                                  bodies=body, validate=self.validate, report=rep, secret=client.key,
+                                  cost=self.settle)
                     if not self.opts.keep_files:
                         dest.unlink(missing_ok=True)
         # lines in neither file did not run (failed or cancelled batch): a failed try each
@@ -663,6 +701,7 @@ class _Run:
                 if not self.opts.keep_files:     # every journaled batch is stored: what is left is orphaned
                     for p in self.journal.files_dir.iterdir():
                         p.unlink()
+                self.check_budget()
                 # each file is submitted as soon as it is written, so the provider starts on it meanwhile
                 opened = [await self.submit(client, f) for f in
                           iter_inputs(self.plan(), self.journal.files_dir, self.opts,
@@ -681,28 +720,33 @@ class _Run:
 def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None,
                   max_attempts: int = 3, transport=None, write_index: bool = True,
                   validate: Callable[[str | None, str], dict] = llmcaller_validate,
-                  options: BatchOptions | None = None) -> CollectionSummary:
+                  options: BatchOptions | None = None, prices=None,
+                  completion_tokens=DEFAULT_COMPLETION_TOKENS) -> CollectionSummary:
     """Collect ``requests`` through the endpoint's Batch API into the raw store (see module docstring).
 
     Same contract as :func:`lib.llm.collect.collect` (its ``mode: batch`` branch calls this):
     the summary's ``attempts_written`` counts attempts stored by this call, ``tries`` the line
-    outcomes by kind. ``options`` default to the endpoint's ``batch`` mapping.
+    outcomes by kind. ``options`` default to the endpoint's ``batch`` mapping. ``prices`` and
+    ``completion_tokens`` as for :func:`~lib.llm.collect.collect_async`: each round's whole estimate
+    is checked against ``llm.budget_usd`` before it is submitted (:class:`~lib.llm.collect.BudgetExceeded`).
     """
     if getattr(endpoint, "routed", False):      # llm.providers: each provider with batch: true batches
         from lib.llm.providers import collect_routed
 
         return collect_routed(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
-                              transport=transport, write_index=write_index, validate=validate)
+                              transport=transport, write_index=write_index, validate=validate, prices=prices,
+                              completion_tokens=completion_tokens)
     opts = options or BatchOptions.from_dict(getattr(endpoint, "batch", None))
     requests = list(requests)
     with RawStore(store_root) as store:
         before = sum(len(store.attempts(r)) for r in requests)
-        run = _Run(requests, store, endpoint, opts, max_attempts, validate, transport)
+        run = _Run(requests, store, endpoint, opts, max_attempts, validate, transport, prices, completion_tokens)
         try:
             summary = _run_sync(run.run())
         finally:
             run.journal.close()
         summary.attempts_written = sum(len(store.attempts(r)) for r in requests) - before
+        summary.cost_usd = run.ledger.spent - run.ledger.spent_before
         _check(summary, store, requests, max_attempts)
     if write_index:
         RawStore(store_root).write_index()

@@ -152,6 +152,11 @@ class Endpoint:
     #: with the limits and polling of ``batch``: :class:`lib.llm.batch.BatchOptions` keys)
     mode: str = "requests"
     batch: dict = field(default_factory=dict, compare=False)
+    #: profile llm.budget_usd: collection stops before an attempt whose expected cost would pass it
+    #: (lib.llm.spend.Ledger); None = no cap
+    budget_usd: float | None = None
+    #: profile llm.prices: {model: {input, output}} USD per million tokens, over the model tables' prices
+    prices: dict = field(default_factory=dict, compare=False)
     #: an httpx transport every client of this endpoint uses (not a profile key: set by code,
     #: e.g. :func:`lib.endpoints.open_endpoint` for the in-process panel); None = the network
     transport: Any = field(default=None, compare=False, repr=False)
@@ -191,6 +196,16 @@ class Endpoint:
                              f"(keys come only from the variable named in api_key_env)")
         if d.get("mode", "requests") not in ("requests", "batch"):
             raise ValueError(f"{where}: endpoint.mode must be 'requests' or 'batch', got {d['mode']!r}")
+        b = d.get("budget_usd")
+        if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float)) or not b > 0):
+            raise ValueError(f"{where}: endpoint.budget_usd must be a number > 0 (USD) or null, got {b!r}")
+        prices = d.get("prices", {})
+        if not isinstance(prices, dict) or any(
+                not isinstance(p, dict) or set(p) != {"input", "output"}
+                or any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in p.values())
+                for p in prices.values()):
+            raise ValueError(f"{where}: endpoint.prices must map a model to {{input: USD, output: USD}} per million "
+                             f"tokens (numbers >= 0), got {prices!r}")
         if d.get("model_id", "api_model") not in ("api_model", "key"):
             raise ValueError(f"{where}: endpoint.model_id must be 'api_model' or 'key', got {d['model_id']!r}")
         return cls(**d)
@@ -211,7 +226,10 @@ class Endpoint:
              "model_id": "key" if llm.base_url is None else "api_model",
              "max_failed_fraction": float(getattr(llm, "max_failed_fraction", 0.01)),
              "mode": getattr(llm, "mode", "requests"),
-             "batch": llm.batch.model_dump() if getattr(llm, "batch", None) is not None else {}, **overrides}
+             "batch": llm.batch.model_dump() if getattr(llm, "batch", None) is not None else {},
+             "budget_usd": getattr(llm, "budget_usd", None),
+             "prices": {m: (p if isinstance(p, dict) else p.model_dump()) for m, p in (getattr(llm, "prices", None) or {}).items()},
+             **overrides}
         return cls.from_dict(d, where="profile llm")
 
     def api_key(self) -> str | None:

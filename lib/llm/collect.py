@@ -33,12 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from lib.llm import prompts
+from lib.llm import cost, prompts
 from lib.llm.client import ChatClient, Endpoint, EndpointDownError, FatalAPIError, Request
 from lib.llm.labels import llmcaller_validate
+from lib.llm.spend import BudgetStop, Ledger, Progress
 from lib.llm.store import RawStore
 
 log = logging.getLogger("lib.llm.collect")
+#: expected completion tokens of an attempt when neither the request (max_tokens) nor the caller says
+DEFAULT_COMPLETION_TOKENS = 1000
 
 
 def build_requests(models, *, experiment: str, families: Sequence[str] | None = None,
@@ -98,6 +101,8 @@ class CollectionSummary:
     quarantined: int = 0
     #: a routed collection (lib.llm.providers): provider name -> that provider's own summary
     providers: dict = field(default_factory=dict)
+    #: USD the attempts of this run cost (from their usage; lib.llm.spend)
+    cost_usd: float = 0.0
 
     def line(self) -> str:
         return (f"{self.requests} requests ({self.already_complete} already complete), {self.attempts_written} attempts "
@@ -127,6 +132,11 @@ class EndpointDown(CollectionError):
     """The circuit breaker stopped the collection (:class:`lib.llm.client.EndpointDownError`)."""
 
 
+class BudgetExceeded(CollectionError):
+    """The next attempt's expected cost would pass ``llm.budget_usd`` (:mod:`lib.llm.spend`); what was
+    sent is stored, and a run with a larger budget resumes without re-sending it."""
+
+
 def any_answer(text: str | None, task: str) -> dict:
     """Validation for free-text tasks (authority, AttriBench): any non-empty answer is kept."""
     ok = bool((text or "").strip())
@@ -143,64 +153,140 @@ def check_prompts(requests: Sequence[Request], store: RawStore) -> None:
                                  "use a new experiment name for changed prompts")
 
 
+def _spend(requests: Sequence[Request], store: RawStore, endpoint: Endpoint, prices, completion_tokens):
+    """The ledger and the provider of each request for one collection (see :mod:`lib.llm.spend`)."""
+    # the embedded panel is the endpoint addressed by model key (Endpoint.from_profile)
+    default = cost.endpoint_provider(endpoint.base_url, panel=endpoint.model_id == "key")
+    # one endpoint takes every request whatever its model table's provider (a routed collection,
+    # lib.llm.providers, labels by provider instead)
+    provider_of = (lambda r: default)
+    table = cost.price_map(prices, getattr(endpoint, "prices", None), panel=default == cost.PANEL)
+    expect = completion_tokens if callable(completion_tokens) else (lambda r: r.max_tokens or completion_tokens)
+    ledger = Ledger(table, provider_of=provider_of, completion_tokens=expect,
+                    budget_usd=getattr(endpoint, "budget_usd", None), spent_usd=store.spent_usd,
+                    spent_by_provider=store.spent_by_provider)
+    return ledger, provider_of
+
+
 async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: Endpoint, *, max_attempts: int = 3,
-                        transport=None, validate: Callable[[str | None, str], dict] = llmcaller_validate
+                        transport=None, validate: Callable[[str | None, str], dict] = llmcaller_validate,
+                        prices=None, completion_tokens: int | Callable[[Request], int] = DEFAULT_COMPLETION_TOKENS,
+                        progress: bool = True, ledger: Ledger | None = None, bars: Progress | None = None
                         ) -> CollectionSummary:
     """Run every incomplete request into an open ``store`` (see module docstring).
 
     ``validate(text, task)`` decides whether an answer ends the request: the LLMCaller check for
     the LLMScholarBench tasks (default), :func:`any_answer` for free-text tasks.
+    Spend (:mod:`lib.llm.spend`): ``prices`` is the paper's prices table (columns model,
+    price_in, price_out; the endpoint's ``prices`` override it), ``completion_tokens`` the expected
+    completion per attempt (an int, used when a request has no ``max_tokens``, or a function of the
+    request). Each stored attempt carries its ``cost``; with ``endpoint.budget_usd`` each attempt
+    is reserved before it is sent and :class:`BudgetExceeded` stops the collection cleanly.
+    ``progress``: tqdm bars per provider (requests done of total, rate, ETA, cost so far).
+    ``ledger`` and ``bars``: shared by the providers of a routed collection (one budget, one set of
+    bars; :func:`lib.llm.providers.collect_routed` owns and closes them).
     """
     requests = list(requests)
     summary = CollectionSummary(requests=len(requests))
     t0 = time.perf_counter()
     check_prompts(requests, store)
+    shared_bars = bars is not None
+    ledger, provider_of = ((ledger, ledger.provider_of) if ledger is not None else
+                           _spend(requests, store, endpoint, prices, completion_tokens))
+    todo = [r for r in requests if store.next_attempt(r, max_attempts) is not None]
+    if ledger.budget_usd is not None and (unpriced := ledger.unpriced(todo)):
+        raise ValueError(f"llm.budget_usd is {ledger.budget_usd} but models {unpriced} have no known price, so the "
+                         f"budget cannot be kept; give them one in the profile (llm.prices: {{MODEL: {{input: USD, "
+                         f"output: USD}}}} per million tokens)")
+    gate = asyncio.Semaphore(endpoint.max_concurrency) if ledger.budget_usd is not None else None
+    if progress and requests and not shared_bars:
+        totals, initial = Counter(map(provider_of, requests)), Counter(map(provider_of, todo))
+        bars = Progress(totals, initial={p: totals[p] - initial[p] for p in totals})
+
+    async def one(client: ChatClient, r: Request, attempt: int) -> dict | None:
+        """Send one attempt (reserved against the budget first); None when the budget stops it."""
+        if gate is None:
+            reserved = ledger.reserve(r)
+            rec = await client.attempt(r, attempt, first_try=store.tries_spent(r, attempt) + 1)
+        else:
+            async with gate:            # reserve only what is about to go out, not the queue
+                try:
+                    reserved = ledger.reserve(r)
+                except BudgetStop:
+                    return None
+                rec = await client.attempt(r, attempt, first_try=store.tries_spent(r, attempt) + 1)
+        ledger.settle(r, rec, reserved)
+        return rec
 
     async def run(client: ChatClient, r: Request) -> None:
         nxt = store.next_attempt(r, max_attempts)
         if nxt is None:
             summary.already_complete += 1
             return
-        for attempt in range(nxt, max_attempts + 1):
-            rec = await client.attempt(r, attempt, first_try=store.tries_spent(r, attempt) + 1)
-            rec["validation"] = (validate(rec["content"], r.task) if rec["status"] == "ok" else
-                                 {"is_valid": False, "message": "Infrastructure failure - API call failed",
-                                  "extracted_data": None})
-            store.append(rec)
-            if rec["status"] == "infra_error":      # a failed try: the request stays open for the next run
-                summary.failed_tries += 1
-                return
-            summary.attempts_written += 1
-            summary.api_error_attempts += rec["status"] == "api_error"
-            if rec["validation"]["is_valid"]:
-                summary.valid_requests += 1
-                return
-            if rec["stop"]:
-                summary.stopped_requests += 1
-                return
-            if endpoint.reask_delay_s and attempt < max_attempts:
-                await asyncio.sleep(endpoint.reask_delay_s)
-
-    async with ChatClient(endpoint, transport=transport) as client:
-        tasks = [asyncio.ensure_future(run(client, r)) for r in requests]
+        spent, stopped = 0.0, False
         try:
-            await asyncio.gather(*tasks)
-        except (FatalAPIError, EndpointDownError) as e:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            if isinstance(e, FatalAPIError):
-                raise
-            summary.tries = Counter(client.counts)
-            _check(summary, store, requests, max_attempts)
-            raise EndpointDown(f"{e}; stopped the collection with {summary.answered + summary.ended_invalid} of "
-                               f"{summary.requests} requests done ({summary.attempts_written} attempts stored by this "
-                               f"run, {summary.failed_tries} failed tries); start the endpoint and run again to "
-                               f"resume", summary) from None
+            for attempt in range(nxt, max_attempts + 1):
+                rec = await one(client, r, attempt)
+                if rec is None:             # the budget stopped it: not done, the next run continues it
+                    stopped = True
+                    return
+                spent += rec["cost"]["usd"] if rec["cost"]["usd"] is not None else float("nan")
+                rec["validation"] = (validate(rec["content"], r.task) if rec["status"] == "ok" else
+                                     {"is_valid": False, "message": "Infrastructure failure - API call failed",
+                                      "extracted_data": None})
+                store.append(rec)
+                if rec["status"] == "infra_error":      # a failed try: the request stays open for the next run
+                    summary.failed_tries += 1
+                    return
+                summary.attempts_written += 1
+                summary.api_error_attempts += rec["status"] == "api_error"
+                if rec["validation"]["is_valid"]:
+                    summary.valid_requests += 1
+                    return
+                if rec["stop"]:
+                    summary.stopped_requests += 1
+                    return
+                if endpoint.reask_delay_s and attempt < max_attempts:
+                    await asyncio.sleep(endpoint.reask_delay_s)
         finally:
-            summary.tries = Counter(client.counts)
+            if bars is not None and stopped:
+                bars.add_cost(provider_of(r), spent)
+            elif bars is not None:
+                bars.done(provider_of(r), spent)
+
+    try:
+        async with ChatClient(endpoint, transport=transport) as client:
+            tasks = [asyncio.ensure_future(run(client, r)) for r in requests]
+            try:
+                await asyncio.gather(*tasks)
+            except (FatalAPIError, EndpointDownError) as e:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                if isinstance(e, FatalAPIError):
+                    raise
+                summary.tries = Counter(client.counts)
+                _check(summary, store, requests, max_attempts)
+                raise EndpointDown(f"{e}; stopped the collection with {summary.answered + summary.ended_invalid} of "
+                                   f"{summary.requests} requests done ({summary.attempts_written} attempts stored by "
+                                   f"this run, {summary.failed_tries} failed tries); start the endpoint and run again "
+                                   f"to resume", summary) from None
+            finally:
+                summary.tries = Counter(client.counts)
+    finally:
+        if bars is not None and not shared_bars:
+            bars.close()
     summary.seconds = time.perf_counter() - t0
+    summary.cost_usd = ledger.spent - ledger.spent_before
     _check(summary, store, requests, max_attempts)
+    if ledger.stopped:
+        done = summary.answered + summary.ended_invalid
+        raise BudgetExceeded(
+            f"budget reached: llm.budget_usd = ${ledger.budget_usd:.4f}, and the next attempt (about "
+            f"${ledger.refused:.4f}) would pass it; stopped sending with {done} of {summary.requests} requests done "
+            f"({summary.attempts_written} attempts stored by this run); {ledger.account()}. To resume, raise "
+            f"llm.budget_usd in the profile or run again with a larger budget: stored attempts are never re-sent, "
+            f"so nothing is paid twice", summary)
     return summary
 
 
@@ -254,10 +340,14 @@ def _capture(coro) -> dict:
 
 def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None,
             max_attempts: int = 3, transport=None, write_index: bool = True,
-            validate: Callable[[str | None, str], dict] = llmcaller_validate) -> CollectionSummary:
+            validate: Callable[[str | None, str], dict] = llmcaller_validate, prices=None,
+            completion_tokens: int | Callable[[Request], int] = DEFAULT_COMPLETION_TOKENS,
+            progress: bool = True) -> CollectionSummary:
     """Collect ``requests`` into the raw store at ``store_root`` (default ``lib.paths.RAW``).
 
-    ``validate``: see :func:`collect_async` (:func:`any_answer` for free-text tasks).
+    ``validate``, ``prices``, ``completion_tokens``, ``progress``: see :func:`collect_async`
+    (:func:`any_answer` for free-text tasks). Raises :class:`BudgetExceeded` when the profile's
+    ``llm.budget_usd`` would be passed.
     Raises :class:`EndpointDown` (circuit breaker) or :class:`IncompleteCollectionError`
     (completeness check) after storing all that was done, so a re-run resumes.
     A routed endpoint (profile ``llm.providers``, :class:`lib.llm.providers.RoutedEndpoint`) splits
@@ -270,7 +360,8 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
         from lib.llm.providers import collect_routed
 
         return collect_routed(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
-                              transport=transport, write_index=write_index, validate=validate)
+                              transport=transport, write_index=write_index, validate=validate, prices=prices,
+                              completion_tokens=completion_tokens, progress=progress)
     # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) for collections of llm.batch.min_requests+ ----
     if getattr(endpoint, "mode", "requests") == "batch":
         from lib.llm.batch import BatchOptions, collect_batch
@@ -278,11 +369,13 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
         requests = list(requests)
         if len(requests) >= BatchOptions.from_dict(endpoint.batch).min_requests:
             return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
-                                 transport=transport, write_index=write_index, validate=validate)
+                                 transport=transport, write_index=write_index, validate=validate, prices=prices,
+                                 completion_tokens=completion_tokens)
     try:
         with RawStore(store_root) as store:
             summary = _run_sync(collect_async(requests, store, endpoint, max_attempts=max_attempts,
-                                              transport=transport, validate=validate))
+                                              transport=transport, validate=validate, prices=prices,
+                                              completion_tokens=completion_tokens, progress=progress))
     except CollectionError as e:
         if write_index:
             RawStore(store_root).write_index()

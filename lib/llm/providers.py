@@ -26,8 +26,10 @@ from typing import Callable, Sequence
 
 from lib.llm.batch import BatchOptions, _Run
 from lib.llm.client import Endpoint, FatalAPIError, Request
-from lib.llm.collect import (CollectionError, CollectionSummary, _check, _run_sync, check_complete,
-                             collect_async)
+from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, CollectionError, CollectionSummary, _check, _run_sync,
+                             check_complete, collect_async)
+from lib.llm.cost import price_map
+from lib.llm.spend import Ledger, Progress
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
@@ -52,6 +54,9 @@ class RoutedEndpoint:
     max_failed_fraction: float = 0.01
     #: real providers are addressed by the provider's model name (the routing's provider_model)
     model_id: str = "api_model"
+    #: profile llm.budget_usd and llm.prices: one budget over all providers (lib.llm.spend)
+    budget_usd: float | None = None
+    prices: dict = field(default_factory=dict, compare=False)
     routed = True
 
     @property
@@ -70,7 +75,8 @@ class RoutedEndpoint:
                 "pin_provider": "openrouter.ai" in p.base_url, "model_id": "api_model",
                 "max_failed_fraction": float(llm.max_failed_fraction), "mode": "batch" if p.batch else "requests",
                 "batch": llm.batch.model_dump(), "name": name}, where=f"profile llm.providers.{name}")
-        return cls(eps, dict(llm.routes), max_failed_fraction=float(llm.max_failed_fraction))
+        return cls(eps, dict(llm.routes), max_failed_fraction=float(llm.max_failed_fraction),
+                   budget_usd=llm.budget_usd, prices={m: p.model_dump() for m, p in llm.prices.items()})
 
     def provider_of(self, req: Request) -> str:
         """The profile provider serving ``req`` (its routing name through ``llm.routes``)."""
@@ -107,12 +113,13 @@ class RoutedEndpoint:
 
 
 async def _one(name: str, reqs: list[Request], store: RawStore, ep: Endpoint, max_attempts: int,
-               validate: Callable) -> CollectionSummary:
+               validate: Callable, ledger: Ledger, bars: Progress | None) -> CollectionSummary:
     opts = BatchOptions.from_dict(ep.batch)
     if ep.mode != "batch" or len(reqs) < opts.min_requests:
-        return await collect_async(reqs, store, ep, max_attempts=max_attempts, validate=validate)
+        return await collect_async(reqs, store, ep, max_attempts=max_attempts, validate=validate, ledger=ledger,
+                                   bars=bars)
     before = sum(len(store.attempts(r)) for r in reqs)
-    run = _Run(reqs, store, ep, opts, max_attempts, validate, None, provider=name)
+    run = _Run(reqs, store, ep, opts, max_attempts, validate, None, provider=name, ledger=ledger)
     try:
         summary = await run.run()
     finally:
@@ -122,13 +129,14 @@ async def _one(name: str, reqs: list[Request], store: RawStore, ep: Endpoint, ma
 
 
 async def _collect_all(groups: dict[str, list[Request]], store: RawStore, routed: RoutedEndpoint,
-                       max_attempts: int, transport, validate: Callable) -> dict[str, object]:
+                       max_attempts: int, transport, validate: Callable, ledger: Ledger,
+                       bars: Progress | None) -> dict[str, object]:
     """Every provider's share at once; provider -> its summary or the exception that stopped it (a
     failing provider does not stop the others: what they collect is stored either way)."""
     eps = {n: routed.providers[n] if transport is None else replace(routed.providers[n], transport=transport)
            for n in groups}
-    results = await asyncio.gather(*(_one(n, groups[n], store, eps[n], max_attempts, validate) for n in groups),
-                                   return_exceptions=True)
+    results = await asyncio.gather(*(_one(n, groups[n], store, eps[n], max_attempts, validate, ledger, bars)
+                                     for n in groups), return_exceptions=True)
     return dict(zip(groups, results))
 
 
@@ -142,9 +150,13 @@ def _merge(total: CollectionSummary, s: CollectionSummary) -> None:
 
 def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, *, store_root: Path | str | None = None,
                    max_attempts: int = 3, transport=None, write_index: bool = True,
-                   validate: Callable = llmcaller_validate) -> CollectionSummary:
+                   validate: Callable = llmcaller_validate, prices=None,
+                   completion_tokens: int | Callable[[Request], int] = DEFAULT_COMPLETION_TOKENS,
+                   progress: bool = True) -> CollectionSummary:
     """:func:`lib.llm.collect.collect` over several providers (module docstring). Routing and keys are
-    checked for every request before anything is sent; then each provider's share runs at once.
+    checked for every request before anything is sent; then each provider's share runs at once, against
+    one budget (``llm.budget_usd``: one :class:`~lib.llm.spend.Ledger` for all providers) and with one
+    progress bar per provider.
     The summary adds up the providers' (``providers``: name -> its own summary); the first provider
     that failed (key refused, endpoint down, incomplete) raises after all have finished and stored."""
     requests = list(requests)
@@ -152,7 +164,22 @@ def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, *, store
     routed.check_keys(groups)
     total = CollectionSummary(requests=len(requests))
     with RawStore(store_root) as store:
-        results = _run_sync(_collect_all(groups, store, routed, max_attempts, transport, validate))
+        expect = completion_tokens if callable(completion_tokens) else (lambda r: r.max_tokens or completion_tokens)
+        ledger = Ledger(price_map(prices, routed.prices), provider_of=routed.provider_of, completion_tokens=expect,
+                        budget_usd=routed.budget_usd, spent_usd=store.spent_usd,
+                        spent_by_provider=store.spent_by_provider)
+        if ledger.budget_usd is not None and (unpriced := ledger.unpriced(requests)):
+            raise ValueError(f"llm.budget_usd is {ledger.budget_usd} but models {unpriced} have no known price, so "
+                             f"the budget cannot be kept; give them one in the profile (llm.prices: {{MODEL: "
+                             f"{{input: USD, output: USD}}}} per million tokens); nothing was sent")
+        todo = {n: sum(store.next_attempt(r, max_attempts) is not None for r in g) for n, g in groups.items()}
+        bars = (Progress({n: len(g) for n, g in groups.items()}, initial={n: len(g) - todo[n] for n, g in groups.items()})
+                if progress and requests else None)
+        try:
+            results = _run_sync(_collect_all(groups, store, routed, max_attempts, transport, validate, ledger, bars))
+        finally:
+            if bars is not None:
+                bars.close()
         for name, res in results.items():
             s = res.summary if isinstance(res, CollectionError) else res
             if isinstance(s, CollectionSummary):

@@ -118,6 +118,10 @@ class RawStore:
         self._lock_fd: int | None = None
         self._attempts: dict[tuple, dict[int, dict]] = {}
         self._spent: dict[tuple, int] = {}      # attempt key -> HTTP tries spent by its failed tries
+        #: USD the stored records cost (their ``cost`` field, written from the response's usage by
+        #: lib.llm.spend): the running total a budget counts, per provider; never a separate counter
+        self.spent_usd = 0.0
+        self.spent_by_provider: dict[str, float] = {}
         self.partial_lines_dropped = 0
         self.corrupt_lines = 0
         self.duplicates_ignored = 0
@@ -209,6 +213,7 @@ class RawStore:
         self._lock_fd = fd
         self._attempts.clear()
         self._spent.clear()
+        self.spent_usd, self.spent_by_provider = 0.0, {}
         for path in self.shards():
             self._cut_partial_tail(path)
             bad = []
@@ -275,8 +280,16 @@ class RawStore:
         self.partial_lines_dropped += 1
         log.warning("dropped a partial last line of %s (%d bytes) left by an interrupted writer", path, size - keep)
 
+    def _count_cost(self, rec: dict) -> None:
+        cost = rec.get("cost")
+        if isinstance(cost, dict) and isinstance(cost.get("usd"), (int, float)) and cost["usd"] == cost["usd"]:
+            prov = str(cost.get("provider") or "")
+            self.spent_usd += float(cost["usd"])
+            self.spent_by_provider[prov] = self.spent_by_provider.get(prov, 0.0) + float(cost["usd"])
+
     def _remember(self, rec: dict, *, on_duplicate: str) -> None:
         if is_failed_try(rec):
+            self._count_cost(rec)
             self.failed_tries += 1
             k = attempt_key(rec)
             self._spent[k] = self._spent.get(k, 0) + int(rec.get("tries") or 0)
@@ -288,6 +301,7 @@ class RawStore:
                 raise ValueError(f"raw store {self.root}: attempt {rk + (a,)} is already stored (append-only)")
             self.duplicates_ignored += 1
             return
+        self._count_cost(rec)
         slot[a] = {"valid": bool((rec.get("validation") or {}).get("is_valid")), "stop": bool(rec.get("stop")),
                    "status": rec.get("status"), "prompt_sha256": rec.get("prompt_sha256")}
 

@@ -162,3 +162,12 @@ def routing(models: pd.DataFrame | None = None) -> pd.DataFrame:
     m = load_models() if models is None else models
     return pd.DataFrame({"model": m["key"], "provider": m["provider"], "provider_model": m["api_model"],
                          "sub_provider": m["sub_provider"]}, columns=ROUTING_COLUMNS).reset_index(drop=True)
+
+
+def prices(models: pd.DataFrame | None = None) -> pd.DataFrame:
+    """USD per million tokens per model key, from the release's ``price_in_out_usd_per_mtok`` (OpenRouter
+    prices of the pinned sub-providers; the Gemini rows have none: NaN). Columns model, price_in,
+    price_out, price_source."""
+    m = load_models() if models is None else models
+    return pd.DataFrame({"model": m["key"], "price_in": m["price_in"], "price_out": m["price_out"],
+                         "price_source": "LLMScholarBench release config/llm_setup.json (paper Table A.1)"})
