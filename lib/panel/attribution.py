@@ -136,12 +136,21 @@ def _reference_sample() -> pd.DataFrame:
     return df[["race", "gender", "log10_hits"]].dropna()
 
 
+def _family_mean(values, family: str) -> float | None:
+    """Mean of ``values(model)`` over the paper's models of runner ``family`` that have one (None if none)."""
+    vals = [values(m) for m, p in all_profiles().items()
+            if ATTRIBUTION in p.papers and not p.own and p.family == family and values(m) is not None]
+    return float(np.mean(vals)) if vals else None
+
+
 def _target(mid: str) -> float:
     if mid in PUBLISHED_DIRECT_ACCURACY:
         return PUBLISHED_DIRECT_ACCURACY[mid]
     if mid in UNDER_TEN:
         return UNDER_TEN_TARGET
     p = all_profiles()[mid]
+    if p.own and (mean := _family_mean(_target, p.family)) is not None:   # module doc of lib.panel.profiles
+        return mean
     return DEFAULT_TARGET["frontier" if p.access == "proprietary" and p.size_class == "XL" else "other"]
 
 
@@ -235,9 +244,13 @@ def model_params(seed: int) -> dict[str, dict]:
             "evidence_race_slope": 0.0, "evidence_gender_slope": 0.0,
             "in_paper": ATTRIBUTION in prof.papers,
         }
-        if mid in PUBLISHED_INDIRECT_ACCURACY:
-            out[mid]["indirect_mention_base"] = _solve_psi(out[mid], PUBLISHED_INDIRECT_ACCURACY[mid])
-    paper = {m: p for m, p in out.items() if p["in_paper"]}
+        indirect = PUBLISHED_INDIRECT_ACCURACY.get(mid)
+        if indirect is None and prof.own:
+            indirect = _family_mean(PUBLISHED_INDIRECT_ACCURACY.get, prof.family)
+        if indirect is not None:
+            out[mid]["indirect_mention_base"] = _solve_psi(out[mid], indirect)
+    # the shared slopes are solved on the paper's models only (own models take them as they are)
+    paper = {m: p for m, p in out.items() if p["in_paper"] and not all_profiles()[m].own}
     _solve_slope(paper, "any_name_slope", "omit: M/Black, F/White vs M/White", OMIT_GAP_TARGET)
     _solve_slope(paper, "evidence_race_slope", "evid: Latino, Asian vs White", EVID_GAP_TARGETS["race"])
     _solve_slope(paper, "evidence_gender_slope", "evid: F/Black vs M/White", EVID_GAP_TARGETS["female_black"], lo=-6.0)
