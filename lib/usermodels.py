@@ -105,3 +105,11 @@ def profile_errors(prof, where: str, paper: str, load) -> list[str]:
     except ModelTableError as exc:
         return [f"{where}: key 'models.{paper}.file': {line}" for line in str(exc).splitlines()]
     return []
+
+
+def loaded(prof, load):
+    """``load(prof)``, or None when it cannot load (:func:`profile_errors` reports why)."""
+    try:
+        return load(prof)
+    except ModelTableError:
+        return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib import config, paths
+from lib import config, paths, usermodels
 from lib.attribution import models as at_models
 
 NOTEBOOK = "06_attribution_fairness"
@@ -38,7 +38,7 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     stand the synthetic twin in for them (``synthetic: mixed`` declares that set-up)."""
     given = prof.notebooks.get(NOTEBOOK, {})
     errs = at_models.profile_errors(prof, where)
-    table = None if errs else at_models.for_profile(prof)
+    table = usermodels.loaded(prof, at_models.for_profile)
     errs += _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'", table) if NOTEBOOK in prof.notebooks else []
     if prof.synthetic is False and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file():
         fallback = ("synthetic: false, but it is null" if prof.real_data.attribench_dir is None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib import config, paths
+from lib import config, paths, usermodels
 from lib.authority import models as ab_models
 
 NOTEBOOK = "05_authority_pilot_regression"
@@ -94,7 +94,8 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     (``synthetic: mixed`` declares that set-up)."""
     given = prof.notebooks.get(NOTEBOOK, {})
     errs = ab_models.profile_errors(prof, where)
-    known = [m.id for m in ab_models.audited(ab_models.for_profile(prof))] if not errs else list(ab_models.MODELS_BY_ID)
+    table = usermodels.loaded(prof, ab_models.for_profile)
+    known = [m.id for m in ab_models.audited(table)] if table is not None else list(ab_models.MODELS_BY_ID)
     errs += _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'", known) if NOTEBOOK in prof.notebooks else []
     if (prof.synthetic is False and prof.real_data.authority_dataset_dir is None
             and given.get("corpus_source", SYNTHETIC) == SYNTHETIC and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file()):
