@@ -164,3 +164,17 @@ def test_panel_derives_own_models_from_their_groups(example):
     finally:
         core.set_own_models({})
     assert OWN not in all_profiles()
+
+
+def test_panel_server_process_serves_own_models(example):
+    import httpx
+
+    from lib import endpoints
+
+    with endpoints.open_endpoint(example, with_world=False) as endpoint:
+        listed = httpx.get(endpoint.base_url.rstrip("/") + "/models", timeout=30).json()["data"]
+        status = httpx.post(endpoint.base_url.rstrip("/") + "/chat/completions", timeout=30, json={
+            "model": "qwen3-8b-ollama", "messages": [{"role": "user", "content": "hello"}]}).status_code
+    attrs = {m["id"]: m["attributes"] for m in listed}
+    assert attrs[OWN]["own"] and attrs[OWN]["tier"] == "open" and attrs[OWN]["family"] == "providers"
+    assert status == 200

@@ -58,7 +58,8 @@ def _int_field(headers: dict, body: dict, header_names: tuple[str, ...], body_na
 
 def set_own_models(tables) -> None:
     """Serve a profile's own models (paper -> rows of its resource file; :func:`lib.panel.profiles.set_own_models`)
-    and drop every cache built on the model list, so their latent parameters are derived anew."""
+    and drop every cache built on the model list, so their latent parameters are derived anew (the
+    papers' models keep theirs: the costly AttriBench slopes are cached apart, keyed by those models)."""
     profiles.set_own_models(tables)
     for fn in (latent.lsb_models, latent.lsb_task, latent._target_rows, calibration.model_targets,
                calibration.lsb_calibration_table, authority.model_params, authority._pilot_params,
