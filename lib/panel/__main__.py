@@ -6,6 +6,9 @@ parquet (``--authors``), or is left out (``--no-world``: enough for the authorit
 prompts); ``--quotes`` is an AttriBench quote table (parquet or CSV with quote,
 author|author_clean, race, gender, log10_hits). ``serve --parent-pid P`` stops the server when
 process P is gone (the notebooks start it this way, :func:`lib.endpoints.open_endpoint`).
+``--own-models PAPER=CSV`` (repeatable; PAPER llmscholarbench, authority_bias or attribution_bias)
+serves a profile's own models too, rows of that paper's resource file: their latent parameters
+come from the paper's models sharing their attributes (:mod:`lib.panel.profiles`), also in ``truth``.
 """
 from __future__ import annotations
 
