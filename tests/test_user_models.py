@@ -36,6 +36,12 @@ def test_worked_examples_validate(example):
     real = config.load_profile(EXAMPLES / "own_model.yaml")
     assert real.synthetic == "mixed" and set(real.models) == set(registry.INPUTS)
     assert {m.mode for m in real.models.values()} == {"replace"} and {m.mode for m in example.models.values()} == {"add"}
+    from lib.authority import inputs as ai
+    from lib.scholar import models as lsb
+
+    only = ai.resolve(real)          # replace: the one model, no tier ablation, the pilot falls back to it
+    assert (only.main_models, only.ablation, only.headline, only.pilot_models) == ((OWN,), None, [OWN], (OWN,))
+    assert lsb.for_profile(real)["key"].tolist() == ["qwen3-8b-ollama"]
 
 
 @pytest.mark.parametrize("paper, text, pattern", [
@@ -139,6 +145,8 @@ def test_authority_tables_pool_own_model_in_its_cohort(example):
         assert OWN in set(table["model"])
     verdicts = abc.check_all({}, f, synthetic=True, cohorts=cohorts)
     assert verdicts
+    alone = an.agreement_summary(f[f["model"] == OWN])          # mode: replace with one model: no pairs
+    assert alone["pairs"].tolist() == [0, 0, 0] and alone["mean"].isna().all()
 
 
 def test_panel_derives_own_models_from_their_groups(example):
