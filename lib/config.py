@@ -160,6 +160,15 @@ class RealData(_Strict):
     authority_dataset_dir: str | None = None
 
 
+class ModelTable(_Strict):
+    """``models.<paper>``: a paper's own models, a CSV in the columns of that paper's model table
+    (each paper's ``models`` module documents which are required and the defaults of the others).
+    ``mode``: ``add`` (to the paper's models) or ``replace`` (audit only these)."""
+
+    file: str
+    mode: Literal["add", "replace"] = "add"
+
+
 class Profile(_Strict):
     """A run profile. ``synthetic`` says what the outputs are, and every artifact, the manifest and
     the report carry it (:attr:`data_label`):
@@ -169,6 +178,16 @@ class Profile(_Strict):
       would fall back to a synthetic input (a ground truth, the AttriBench release, the authority corpus);
     - ``mixed``: declared on purpose: a real endpoint (``llm.base_url``) asked about the synthetic
       inputs where no real ones are given; outputs built on both are labelled mixed.
+
+    ``models`` audits your own models: per paper id (``llmscholarbench``, ``authority_bias``,
+    ``attribution_bias``; :data:`lib.registry.INPUTS`) a :class:`ModelTable`, e.g.
+    ``models: {authority_bias: {file: params/my_models.csv, mode: add}}`` (relative paths: from the
+    repository root). Each row carries the attributes that paper's figures group by:
+    LLMScholarBench access and size class (``size_class``: S/M/L/XL, "S (P)" = proprietary) and
+    reasoning (lib.scholar.models); authority bias the cohort (open / frontier / ablation, the tier
+    ablation of Table 21; lib.authority.models); AttriBench the runner family (providers / together;
+    lib.attribution.models). Every figure, table and claim of that paper then includes them, and the
+    embedded panel gives each the mean behaviour of the paper's models sharing its attributes.
     """
 
     name: str
@@ -180,6 +199,7 @@ class Profile(_Strict):
     llm: LLMSettings = LLMSettings()
     real_data: RealData = RealData()
     promises: list[str] | Literal["all"] = []
+    models: dict[str, ModelTable] = {}
     notebooks: dict[str, dict[str, Any]] = {}
     path: str = ""  # filled in by load_profile, not read from YAML
 
@@ -193,6 +213,14 @@ class Profile(_Strict):
         if value is None:
             return None
         p = Path(value)
+        return p if p.is_absolute() else paths.ROOT / p
+
+    def models_path(self, paper: str) -> Path | None:
+        """``models.<paper>.file`` as a path (relative ones from the repository root), or None if unset."""
+        spec = self.models.get(paper)
+        if spec is None:
+            return None
+        p = Path(spec.file)
         return p if p.is_absolute() else paths.ROOT / p
 
     @property
@@ -392,6 +420,22 @@ def _real_data_errors(prof: Profile, where: str) -> list[str]:
     return errs
 
 
+def _models_errors(prof: Profile, where: str) -> list[str]:
+    """``models``: known paper ids and existing files (each paper's inputs module checks the rows)."""
+    from lib import registry
+
+    errs = []
+    for paper in prof.models:
+        if paper not in registry.INPUTS:
+            close = difflib.get_close_matches(paper, registry.INPUTS, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            errs.append(f"{where}: key 'models.{paper}': unknown paper{hint}; expected one of: {', '.join(registry.INPUTS)}")
+        elif not prof.models_path(paper).is_file():
+            errs.append(f"{where}: key 'models.{paper}.file': no file {prof.models_path(paper)}; expected a CSV of "
+                        "the paper's model columns (relative paths: from the repository root)")
+    return errs
+
+
 def _input_errors(prof: Profile, where: str) -> list[str]:
     """Each paper's check of its input choices (collect / import / release; :data:`lib.registry.INPUTS`)."""
     from lib import registry
@@ -537,7 +581,7 @@ def load_profile(profile: str | Path) -> Profile:
         raise ProfileError("\n".join(errs + _pydantic_errors(exc, where))) from None
     prof.path = str(path)
     errs += (_notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
-             + _input_errors(prof, where) + _range_errors(prof, where))
+             + _models_errors(prof, where) + _input_errors(prof, where) + _range_errors(prof, where))
     if errs:
         raise ProfileError("\n".join(errs))
     _range_warnings(prof, where)

@@ -136,6 +136,7 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
             # the panel never asks for a key: api_key_env=None whatever the profile names
             yield Endpoint.from_profile(llm, base_url=base_url, api_key_env=None)
         return
+    from lib import registry
     from lib.panel import Panel, serve_in_thread
 
     if with_world:
@@ -143,9 +144,9 @@ def open_endpoint(cfg, *, world=None, with_world: bool = True, cache_dir=None, i
             from lib.groundtruth.world import load_world
 
             world = load_world(cfg.seed, cfg.world.n_authors, cache_dir=cache_dir)
-        panel = Panel.from_world(world, cfg.seed, **panel_kw)
+        panel = Panel.from_world(world, cfg.seed, own_models=registry.own_models(cfg) or None, **panel_kw)
     else:
-        panel = Panel(cfg.seed, **panel_kw)
+        panel = Panel(cfg.seed, own_models=registry.own_models(cfg) or None, **panel_kw)
     if mode == "in_process":
         yield replace(Endpoint.from_profile(llm, base_url=IN_PROCESS_URL, api_key_env=None),
                       transport=PanelTransport(panel))
@@ -195,6 +196,11 @@ def _panel_process(cfg, *, world=None, with_world: bool = True, cache_dir=None, 
             cmd += ["--quotes", str(quotes)]
         if faults is not None and faults.spec():
             cmd += ["--faults", faults.spec()]
+        from lib import registry
+
+        for paper, rows in registry.own_models(cfg).items():     # the profile's own models (models.<paper>)
+            rows.to_csv(tmp / f"own_{paper}.csv", index=False)
+            cmd += ["--own-models", f"{paper}={tmp / f'own_{paper}.csv'}"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(paths.ROOT), os.environ.get("PYTHONPATH", "")])}
         with open(tmp / "panel.log", "wb") as log_fh:
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log_fh, cwd=paths.ROOT, env=env)

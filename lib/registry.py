@@ -24,6 +24,13 @@ INPUTS = {
     "authority_bias": "lib.authority.inputs",
     "attribution_bias": "lib.attribution.inputs",
 }
+#: paper -> its models module: ``user_rows(profile) -> DataFrame | None``, the profile's own models
+#: (``models.<paper>``) as rows of the paper's resource file (the embedded panel serves them).
+MODELS = {
+    "llmscholarbench": "lib.scholar.models",
+    "authority_bias": "lib.authority.models",
+    "attribution_bias": "lib.attribution.models",
+}
 #: paper -> its published module: ``build(outputs, *, tolerance) -> {name: comparison}``.
 PUBLISHED = {
     "llmscholarbench": "lib.scholar.published",
@@ -51,3 +58,10 @@ def release_check(key: str):
     if key not in RELEASE_CHECKS:
         raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RELEASE_CHECKS)}")
     return part(RELEASE_CHECKS[key], "check_release")
+
+
+def own_models(profile) -> dict[str, Any]:
+    """paper -> the profile's own models (rows of the paper's resource file), for papers that have some."""
+    out = {paper: part(module, "user_rows")(profile) for paper, module in MODELS.items()
+           if paper in getattr(profile, "models", {})}
+    return {k: v for k, v in out.items() if v is not None}

@@ -43,7 +43,7 @@ source = "collect"           # "release": import the paper's sweep from real_dat
 
 # %%
 cfg = config.load_profile(profile)
-models = lsb_models.load_models()
+models = lsb_models.for_profile(cfg)   # the paper's configurations and the profile's own (models.llmscholarbench)
 out_dir = paths.stage_dir("01_calibration")
 
 # %% [markdown]

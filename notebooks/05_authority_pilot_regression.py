@@ -36,7 +36,6 @@ import pandas as pd
 from lib import artifacts, config, endpoints, paths, published
 from lib.authority import analysis, conditions, corpus, pilot, prompts, quirks, responses, runs
 from lib.authority import inputs as ab_inputs
-from lib.authority import models as ab_models
 from lib.authority import published as ab_published
 
 # %% tags=["parameters"]
@@ -127,7 +126,7 @@ pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_l
                                               shared_content=pilot_design == "shared_content")
 if inputs.collect and len(pilot_requests):
     with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
-        pilot_raw, pilot_run = runs.collect_table(pilot_requests, models_pilot, endpoint,
+        pilot_raw, pilot_run = runs.collect_table(pilot_requests, inputs.by_id(models_pilot), endpoint,
                                                   experiment=runs.EXPERIMENTS["pilot"],
                                                   max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
     print(pilot_run.line())
@@ -247,14 +246,14 @@ print(f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()
 print(main_requests["messages"].iloc[0][0]["content"][:1500])
 if inputs.collect:
     with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
-        main_raw, main_run = runs.collect_table(main_requests, models_main, endpoint,
+        main_raw, main_run = runs.collect_table(main_requests, inputs.by_id(models_main), endpoint,
                                                 experiment=runs.EXPERIMENTS["main"],
                                                 max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
     print(main_run.line())
 else:
     main_raw = responses.attach_request_ids(corpus.load_released_responses(corpus_source), main_requests)
     models_main = sorted(main_raw["model"].unique())
-    headline = [m for m in models_main if m != ab_models.ABLATION_MODEL.id]
+    headline = [m for m in models_main if m != inputs.ablation]
 resp_all = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode=parse_mode)
 resp = resp_all[resp_all["model"].isin(headline)]
 print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headline set: {len(resp)} cells")
@@ -375,7 +374,7 @@ tab11
 # answers on the embedded default; the panel builds in the paper's frontier backfire).
 
 # %%
-tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=ab_models.cohorts())
+tab12 = analysis.instruction_effect_by_model(resp, "anti_authority", groups=inputs.cohorts)
 artifacts.save_table(tab12, "ab-tab12", synthetic=synthetic)
 tab12
 
@@ -435,12 +434,12 @@ tab19
 # synthetic answers on the embedded default).
 
 # %%
-if ab_models.ABLATION_MODEL.id in set(resp_all["model"]):
-    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=ab_models.ABLATION_MODEL.id)
+if inputs.ablation in set(resp_all["model"]):
+    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=inputs.ablation)
     artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
     display(tab21)
 else:
-    print(f"tier ablation skipped: no answers from {ab_models.ABLATION_MODEL.id}")
+    print(f"tier ablation skipped: no answers from a tier-ablation model ({inputs.ablation})")
 
 # %% [markdown]
 # ## Table 22: the primary statistical tests
@@ -486,7 +485,7 @@ prompt_pairs = [(main_requests, prompts.build_main_requests(paper_corpus, n_quer
                                                             condition_set=conds, prompt_mode="corrected"))]
 ab_quirks = quirks.mode_comparison(
     resp, resp_all, responses_corrected_parser=resp_corrected, responses_all_corrected_parser=resp_all_corrected,
-    pilot_rows=pilot_table, groups=ab_models.cohorts(), headline=headline, ablation_model=ab_models.ABLATION_MODEL.id,
+    pilot_rows=pilot_table, groups=inputs.cohorts, headline=headline, ablation_model=inputs.ablation,
     prompt_tables=prompt_pairs, pilot_result=pilot_result if pilot_table is not None else None,
     pilot_tab20=tab20 if pilot_table is not None else None)
 artifacts.save_table(ab_quirks, "ab-quirks", synthetic=synthetic)
@@ -546,5 +545,6 @@ sorted(p.name for p in out_dir.glob("*.parquet"))
 from lib import claims
 from lib.authority import claims as ab_claims
 
-verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_table, synthetic=synthetic, seed=cfg.seed)
+verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_table, synthetic=synthetic, seed=cfg.seed,
+                               cohorts=inputs.cohorts)
 claims.summary(verdicts)

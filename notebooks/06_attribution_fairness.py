@@ -56,7 +56,9 @@ significance_test = "z"      # "z" (faithful, the release) or "welch" (corrected
 
 # %%
 cfg = config.load_profile(profile)
-at_inputs.check(prompt_family=prompt_family, significance_test=significance_test, rag_subset_models=rag_subset_models)
+model_table = models.for_profile(cfg)      # Table 6's models and the profile's own (models.attribution_bias)
+at_inputs.check(model_table, prompt_family=prompt_family, significance_test=significance_test,
+                rag_subset_models=rag_subset_models)
 out_dir = paths.stage_dir("06_attribution_fairness")
 paths.ensure(out_dir)
 tw = build.build_twin(twin_authors, cfg.seed, runs=balancing_runs, lam=balance_lambda, n_matchings=n_matchings)
@@ -192,10 +194,11 @@ tab5
 #
 # The eleven LLMs evaluated, with the model version (API id), how they were accessed, the
 # reasoning setting (disabled except GPT-OSS-120B: low) and whether their evidence-conditioned
-# runs used the 300-matching subsets († in the RAG figures). Data from the paper, not computed.
+# runs used the 300-matching subsets († in the RAG figures). Data from the paper, not computed;
+# a profile's own models (`models.attribution_bias`) are listed after them.
 
 # %%
-tab6 = models.table6()
+tab6 = models.table6(model_table)
 artifacts.save_table(tab6, "at-tab6", synthetic=False)
 tab6
 
@@ -215,7 +218,8 @@ tab6
 if run_models:
     run_src = src if len(src.datasets) == 2 else tw
     paper_plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=run_matchings, generations=generations,
-                                 family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models)
+                                 family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
+                                 table=model_table)
     reqs, dagger = paper_plan.requests, paper_plan.dagger
     print(paper_plan.line() + f", {generations} generations")
     with endpoints.open_endpoint(cfg, with_world=False, quotes=paper_plan.quotes) as endpoint:
@@ -266,7 +270,7 @@ if run_models:
 # %%
 if run_models:
     # figures label models by their display names (Table 6); † marks RAG runs on the subsets
-    names = models.display_names()
+    names = models.display_names(model_table)
     scored_fig = scored.assign(model=scored["model"].map(names).fillna(scored["model"]))
     dagger_names = [names.get(m, m) for m in dagger]
     runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, or real models on the twin

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lib import config, paths
+from lib import config, paths, usermodels
 from lib.attribution import models as at_models
 
 NOTEBOOK = "06_attribution_fairness"
@@ -19,11 +19,12 @@ NOTEBOOK = "06_attribution_fairness"
 CHOICES = {"prompt_family": ("reference", "providers", "together"), "significance_test": ("z", "welch")}
 
 
-def _errors(params: dict[str, Any], key: str) -> list[str]:
-    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message."""
+def _errors(params: dict[str, Any], key: str, table=None) -> list[str]:
+    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message;
+    ``table`` the audited models (:func:`lib.attribution.models.for_profile`; None: Table 6)."""
     errs = [key.replace("{name}", name) + ": expected " + " or ".join(repr(a) for a in allowed) + f", got {params[name]!r}"
             for name, allowed in CHOICES.items() if name in params and params[name] not in allowed]
-    known = list(at_models.table6()["version"])
+    known = list(at_models.table6(table)["version"])
     unknown = [m for m in params.get("rag_subset_models") or [] if m not in known]
     if unknown:
         errs.append(key.replace("{name}", 'rag_subset_models') + f": unknown model(s) {unknown}; expected versions of "
@@ -36,7 +37,9 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     real-data profile (``synthetic: false``) without the released files stops: notebook 06 would
     stand the synthetic twin in for them (``synthetic: mixed`` declares that set-up)."""
     given = prof.notebooks.get(NOTEBOOK, {})
-    errs = _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'") if NOTEBOOK in prof.notebooks else []
+    errs = at_models.profile_errors(prof, where)
+    table = usermodels.loaded(prof, at_models.for_profile)
+    errs += _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'", table) if NOTEBOOK in prof.notebooks else []
     if prof.synthetic is False and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file():
         fallback = ("synthetic: false, but it is null" if prof.real_data.attribench_dir is None
                     else None if given.get("use_released_data", True) else
@@ -50,10 +53,10 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     return errs
 
 
-def check(**params: Any) -> None:
-    """The notebook's own parameters (prompt_family, significance_test, rag_subset_models); ValueError
-    listing every bad value."""
-    errs = _errors(params, f"{NOTEBOOK}: parameter {{name}}")
+def check(table=None, **params: Any) -> None:
+    """The notebook's own parameters (prompt_family, significance_test, rag_subset_models; models of
+    ``table``, :func:`lib.attribution.models.for_profile`); ValueError listing every bad value."""
+    errs = _errors(params, f"{NOTEBOOK}: parameter {{name}}", table)
     if errs:
         raise ValueError("\n".join(errs))
 

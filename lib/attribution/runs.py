@@ -60,9 +60,10 @@ RESPONSE_COLUMNS = ("dataset", "quote_id", "model", "prompt_type", "evidence", "
                     "status", "attempts", "top_p", "request_id")
 
 
-def paper_models() -> list[str]:
-    """The eleven model ids of paper Table 6 (A.8), in the table's order."""
-    return table6()["version"].tolist()
+def paper_models(table: pd.DataFrame | None = None) -> list[str]:
+    """The model ids of ``table`` (:func:`lib.attribution.models.for_profile`; None: the eleven of
+    paper Table 6, A.8), in the table's order."""
+    return table6(table)["version"].tolist()
 
 
 def experiment_name(prompt_type: str, evidence: bool) -> str:
@@ -133,12 +134,12 @@ def build_specs(datasets: Mapping[str, pd.DataFrame], *, n_matchings: int, seed:
 MAX_TOKENS_TOGETHER = 128
 
 
-def runner_family(model: str) -> pr.Family:
-    """The release's runner family of a Table 6 model: ``together`` for the models served by
-    Together AI (their own system prompt and templates, 128 output tokens), ``providers`` for
-    GPT-5.1, Claude and Gemini (and any model not in Table 6)."""
-    t = table6().set_index("version")
-    return "together" if model in t.index and t.loc[model, "access"] == "Together AI" else "providers"
+def runner_family(model: str, table: pd.DataFrame | None = None) -> pr.Family:
+    """The release's runner family of a model of ``table`` (its ``family`` column; None: Table 6):
+    ``together`` for the models served by Together AI (their own system prompt and templates, 128
+    output tokens), ``providers`` for GPT-5.1, Claude and Gemini (and any model not in the table)."""
+    t = table6(table).set_index("version")
+    return "together" if model in t.index and t.loc[model, "family"] == "together" else "providers"
 
 
 def select_targets(dataset: pd.DataFrame, kind: str, n_matchings: int, seed: int) -> pd.DataFrame:
@@ -159,7 +160,8 @@ def select_targets(dataset: pd.DataFrame, kind: str, n_matchings: int, seed: int
 
 def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequence[tuple[str, bool]] = CONDITIONS,
          generations: int = 3, family: pr.Family | str = "reference", api_models: Mapping[str, str] | None = None,
-         seed: int | None = None, models_by_condition: Mapping[tuple[str, bool], Sequence[str]] | None = None) -> list[Request]:
+         seed: int | None = None, models_by_condition: Mapping[tuple[str, bool], Sequence[str]] | None = None,
+         table: pd.DataFrame | None = None) -> list[Request]:
     """The request plan: every spec × condition × model × quote × generation.
 
     ``family="reference"`` (faithful) gives each model its release runner's prompts and output
@@ -168,7 +170,8 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
     family for all. ``models_by_condition`` overrides ``models`` for some conditions (the
     paper's † models ran RAG on the 300-matching subsets: give them their own spec). Requests
     carry T = 0.7 and ``seed`` (None: the paper sent none; generations are kept apart by the
-    replicate the client sends). ``api_models`` maps a model id to the name the endpoint expects.
+    replicate the client sends). ``api_models`` maps a model id to the name the endpoint expects;
+    ``table`` is the model table the families come from (:func:`runner_family`).
     Each request carries its model's provider (:func:`lib.attribution.models.routing`).
     """
     if not models:
@@ -176,7 +179,7 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
     if family not in ("reference", *pr.SYSTEM):
         raise ValueError(f"plan: family must be 'reference' or one of {tuple(pr.SYSTEM)}, got {family!r}")
     api_models = dict(api_models or {})
-    r6 = routing()
+    r6 = routing(table)
     route = dict(zip(r6["model"], r6["provider"]))
     out: list[Request] = []
     for spec in specs:
@@ -188,7 +191,7 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
             exp = experiment_name(prompt_type, evidence)
             built: dict[str, pd.DataFrame] = {}
             for model in (models_by_condition or {}).get((prompt_type, evidence), models):
-                fam = runner_family(model) if family == "reference" else family
+                fam = runner_family(model, table) if family == "reference" else family
                 if fam not in built:
                     built[fam] = build_requests(spec.targets, prompt_type=prompt_type, with_evidence=evidence,
                                                 retrieval=spec.retrieval, generations=generations, family=fam)
@@ -219,20 +222,22 @@ class PaperPlan:
 
 
 def paper_plan(source, *, seed: int, n_matchings: int, generations: int, family: pr.Family | str = "reference",
-               api_models: Mapping[str, str] | None = None, rag_subset_models: Sequence[str] = ()) -> PaperPlan:
+               api_models: Mapping[str, str] | None = None, rag_subset_models: Sequence[str] = (),
+               table: pd.DataFrame | None = None) -> PaperPlan:
     """Every model on every condition of ``source``'s datasets (a :mod:`lib.attribution.inputs`
     source with ``datasets`` and ``subsets``), as the paper ran them: the † models of
     ``rag_subset_models`` ran the evidence conditions on the 300-matching subsets instead (only
-    when every quote is asked, ``n_matchings == 0``, and the source has both subsets)."""
-    models = paper_models()
+    when every quote is asked, ``n_matchings == 0``, and the source has both subsets). ``table``:
+    the models (:func:`lib.attribution.models.for_profile`; None: Table 6)."""
+    models = paper_models(table)
     specs = build_specs(source.datasets, n_matchings=n_matchings, seed=seed)
     dagger = [m for m in rag_subset_models if n_matchings == 0 and len(source.subsets) == 2]
     rag = [c for c in CONDITIONS if c[1]]
     reqs = plan(specs, models, generations=generations, family=family, api_models=api_models,
-                models_by_condition={c: [m for m in models if m not in dagger] for c in rag})
+                models_by_condition={c: [m for m in models if m not in dagger] for c in rag}, table=table)
     if dagger:
         reqs += plan(build_specs(source.subsets, n_matchings=0, seed=seed), dagger, conditions=rag,
-                     generations=generations, family=family, api_models=api_models)
+                     generations=generations, family=family, api_models=api_models, table=table)
     quotes = pd.concat(list(source.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
     return PaperPlan(reqs, specs, models, dagger, quotes)
 

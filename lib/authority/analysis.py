@@ -208,7 +208,7 @@ def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd
     off = sel.where(~np.eye(len(sel), dtype=bool)).stack()
     rows = [dict(measure="selection agreement", mean=off.mean(), min=off.min(), max=off.max(), pairs=len(off) // 2)]
     for man in MANIPULATIONS:
-        k = flip_agreement(responses, man, corrected=corrected)["kappa"]
+        k = flip_agreement(responses, man, corrected=corrected)["kappa"].astype(float)   # one model: no pairs
         k = k if corrected else k.round(3)
         rows.append(dict(measure=f"flip kappa ({man})", mean=k.mean(), min=k.min(), max=k.max(), pairs=len(k)))
     return pd.DataFrame(rows)

@@ -497,11 +497,15 @@ def derived_tables(responses: pd.DataFrame | None, pilot_rows: pd.DataFrame | No
 
 
 def check_all(tables: Mapping[str, pd.DataFrame], responses: pd.DataFrame | None = None,
-              pilot_rows: pd.DataFrame | None = None, *, synthetic: bool, seed: int = 0) -> dict[str, Verdict]:
+              pilot_rows: pd.DataFrame | None = None, *, synthetic: bool, seed: int = 0,
+              cohorts: Mapping[str, str] | None = None) -> dict[str, Verdict]:
     """Check every authority-bias claim and record the verdicts in the ledger.
 
     ``tables``: the saved tables by artifact id (``lib.artifacts.saved_tables("ab-")``);
     ``responses``: the labelled responses of the headline models; ``pilot_rows``: the pilot's
-    regression rows (None when the pilot was not run). Returns {claim id: Verdict}.
+    regression rows (None when the pilot was not run); ``cohorts``: model id -> cohort of the
+    audited models (default the paper's; :attr:`lib.authority.inputs.Inputs.cohorts` adds the
+    profile's own). Returns {claim id: Verdict}.
     """
-    return run_checks(CHECKS, {**tables, **derived_tables(responses, pilot_rows, seed=seed)}, synthetic=synthetic)
+    derived = derived_tables(responses, pilot_rows, cohorts=cohorts, seed=seed)
+    return run_checks(CHECKS, {**tables, **derived}, synthetic=synthetic)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lib import config, paths
+from lib import config, paths, usermodels
 from lib.authority import models as ab_models
 
 NOTEBOOK = "05_authority_pilot_regression"
@@ -23,7 +23,7 @@ SYNTHETIC = "synthetic"
 CHOICES = {"weights_source": ("pilot", "given"), "pilot_design": ("reference", "shared_content"),
            "pilot_fit": ("gd", "mle"), "pilot_averaging": ("subsets", "general"),
            "parse_mode": ("faithful", "corrected")}
-#: Model-list parameters: ids must be models of lib/resources/authority_models.csv.
+#: Model-list parameters: ids must be models of lib/resources/authority_models.csv or the profile's own.
 MODEL_LISTS = ("main_models", "pilot_models")
 
 
@@ -37,6 +37,8 @@ class Inputs:
     pilot_models: tuple[str, ...]       # 1:N pilot model ids
 
     mixed: bool = False                 # the profile declares synthetic: mixed (real endpoint, synthetic corpus)
+    #: every model the profile audits (lib.authority.models.for_profile: the paper's and its own)
+    models: tuple[ab_models.AuthorityModel, ...] = ab_models.MAIN_MODELS
 
     @property
     def synthetic(self) -> bool | str:
@@ -44,22 +46,38 @@ class Inputs:
         return ("mixed" if self.mixed else True) if self.corpus_source == SYNTHETIC else False
 
     @property
+    def ablation(self) -> str | None:
+        """The tier-ablation model (cohort ``ablation``) of the audited models, if any (Table 21)."""
+        return next((m.id for m in self.models if m.cohort == "ablation"), None)
+
+    @property
     def headline(self) -> list[str]:
         """The main models without the tier ablation (the paper's headline view)."""
-        return [m for m in self.main_models if m != ab_models.ABLATION_MODEL.id]
+        return [m for m in self.main_models if m != self.ablation]
+
+    @property
+    def cohorts(self) -> dict[str, str]:
+        """model id -> cohort of every audited model (the pooled rows of Table 12)."""
+        return ab_models.cohorts(self.models)
+
+    def by_id(self, ids) -> list[ab_models.AuthorityModel]:
+        """The :class:`~lib.authority.models.AuthorityModel` of each id (what the runs send)."""
+        known = {m.id: m for m in self.models}
+        return [known[m] for m in ids]
 
 
-def _errors(params: dict[str, Any], key: str) -> list[str]:
-    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message."""
+def _errors(params: dict[str, Any], key: str, known: Sequence[str]) -> list[str]:
+    """Messages for the bad values of ``params``; ``key`` formats a parameter name for the message;
+    ``known`` the model ids the profile audits."""
     errs = []
     for name, allowed in CHOICES.items():
         if name in params and params[name] not in allowed:
             errs.append(key.replace("{name}", name) + ": expected " + " or ".join(repr(a) for a in allowed) + f", got {params[name]!r}")
     for name in MODEL_LISTS:
-        unknown = [m for m in params.get(name) or [] if m not in ab_models.MODELS_BY_ID]
+        unknown = [m for m in params.get(name) or [] if m not in known]
         if unknown:
-            errs.append(key.replace("{name}", name) + f": unknown model(s) {unknown}; expected ids of {ab_models.MODELS_CSV.name}: "
-                        f"{list(ab_models.MODELS_BY_ID)}")
+            errs.append(key.replace("{name}", name) + f": unknown model(s) {unknown}; expected ids of {ab_models.MODELS_CSV.name} "
+                        f"or of the profile's models.{ab_models.PAPER}: {list(known)}")
     source = params.get("corpus_source", SYNTHETIC)
     if source != SYNTHETIC:
         from lib.authority.corpus import check_release
@@ -75,7 +93,10 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
     real-data profile (``synthetic: false``) that would fall back to the synthetic corpus stops
     (``synthetic: mixed`` declares that set-up)."""
     given = prof.notebooks.get(NOTEBOOK, {})
-    errs = _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'") if NOTEBOOK in prof.notebooks else []
+    errs = ab_models.profile_errors(prof, where)
+    table = usermodels.loaded(prof, ab_models.for_profile)
+    known = [m.id for m in ab_models.audited(table)] if table is not None else list(ab_models.MODELS_BY_ID)
+    errs += _errors(given, f"{where}: key 'notebooks.{NOTEBOOK}.{{name}}'", known) if NOTEBOOK in prof.notebooks else []
     if (prof.synthetic is False and prof.real_data.authority_dataset_dir is None
             and given.get("corpus_source", SYNTHETIC) == SYNTHETIC and (paths.NOTEBOOKS / f"{NOTEBOOK}.py").is_file()):
         from lib.authority.corpus import CODE_URL, RELEASE_URL
@@ -91,11 +112,16 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
 def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models: Sequence[str] = (),
             pilot_models: Sequence[str] = (), **choices: Any) -> Inputs:
     """Notebook 05's inputs from its parameters and the profile: ``real_data.authority_dataset_dir``
-    replaces the synthetic corpus; empty model lists mean the paper's (the eight headline models and
-    the gpt-4o-mini ablation; the three pilot models). ``choices`` (weights_source, pilot_design, ...)
+    replaces the synthetic corpus; empty model lists mean every audited model (the paper's eight
+    headline models and the gpt-4o-mini ablation, and the profile's own ``models.authority_bias``;
+    the pilot models: the table's ``pilot`` rows, else the headline ones). ``choices`` (weights_source, pilot_design, ...)
     are checked against :data:`CHOICES`; ValueError lists every bad value."""
+    table = ab_models.for_profile(cfg)
+    audited = ab_models.audited(table)
+    pilots = tuple(table.loc[table["pilot"] & (table["role"] == "headline"), "id"]) or tuple(
+        m.id for m in audited if m.cohort != "ablation")     # a replaced table without pilot rows
     errs = _errors({"corpus_source": corpus_source, "main_models": main_models, "pilot_models": pilot_models,
-                    **choices}, f"{NOTEBOOK}: parameter {{name}}")
+                    **choices}, f"{NOTEBOOK}: parameter {{name}}", [m.id for m in audited])
     if errs:
         raise ValueError("\n".join(errs))
     if corpus_source == SYNTHETIC and cfg.real_data.authority_dataset_dir:   # the profile's release (Tier A)
@@ -103,8 +129,9 @@ def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models:
     return Inputs(corpus_source=corpus_source,
                   collect=corpus_source == SYNTHETIC or cfg.llm.real_endpoint,
                   mixed=cfg.synthetic == "mixed",
-                  main_models=tuple(main_models) or tuple(m.id for m in ab_models.MAIN_MODELS),
-                  pilot_models=tuple(pilot_models) or tuple(m.id for m in ab_models.PILOT_MODELS))
+                  main_models=tuple(main_models) or tuple(m.id for m in audited),
+                  pilot_models=tuple(pilot_models) or pilots,
+                  models=audited)
 
 
 def load_corpus(cfg: config.Profile, inputs: Inputs, topics: Sequence[str] = ()):

@@ -6,6 +6,14 @@ id (Ollama tag or provider id), cohort (``open`` 7–9B Ollama | ``frontier`` cl
 of the extension the paper no longer reports), temperature (what the paper ran it at: Ollama's
 default 0.8, the providers' 1.0), access, size_class, reasoning, provider, think_in_content (the
 answer carries its <think> block) and pilot (one of the three models of the 1:N pilot, §4.3).
+
+Your own models (profile key ``models.authority_bias``, :func:`for_profile`): a CSV in the same
+columns, :data:`USER_COLUMNS`. Required: id (the provider's model name, e.g. the Ollama tag),
+provider and cohort (``open`` | ``frontier``: the pooled rows of Table 12 and the claims; or
+``ablation``: the tier-ablation model of Table 21, at most one in the audited set). Optional:
+role (``headline``), temperature (0.8 for provider ``ollama``, Ollama's default, else 1.0, as the
+paper ran them), access (``open`` for the open cohort, else ``proprietary``), size_class (S for
+open, M for ablation, XL for frontier), reasoning, think_in_content and pilot (F).
 """
 from __future__ import annotations
 
@@ -15,7 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import paths
+from lib import paths, usermodels
+from lib.usermodels import Column
 
 MODELS_CSV = paths.RESOURCES / "authority_models.csv"
 COHORTS = ("open", "frontier", "ablation")
@@ -33,13 +42,32 @@ class AuthorityModel:
     id: str
     cohort: str          # "open" (7–9B, Ollama) | "frontier" (closed-weight) | "ablation" (smaller closed tier)
     temperature: float
+    #: where it is sent (the table's provider column; :func:`routing`), also for a profile's own models
+    provider: str | None = None
+
+
+PAPER = "authority_bias"
+_TF = ("T", "F")
+#: The columns of a profile's own model table (``models.authority_bias.file``); "" = derived (module doc).
+USER_COLUMNS = (
+    Column("id", doc="the provider's model name (e.g. an Ollama tag)"),
+    Column("cohort", allowed=COHORTS), Column("role", allowed=ROLES[:2], default="headline"),
+    Column("temperature", default=""), Column("access", allowed=("", "open", "proprietary"), default=""),
+    Column("size_class", allowed=("", "S", "M", "L", "XL"), default=""), Column("reasoning", allowed=_TF, default="F"),
+    Column("provider", doc="a provider name (e.g. ollama, openai)"),
+    Column("think_in_content", allowed=_TF, default="F"), Column("pilot", allowed=_TF, default="F"),
+)
+_SIZE_BY_COHORT = {"open": "S", "ablation": "M", "frontier": "XL"}
 
 
 def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
     """The model table, one row per model in the file's order, with typed columns (reasoning,
     think_in_content and pilot as bool, temperature as float)."""
     path = Path(path)
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return _typed(pd.read_csv(path, dtype=str, keep_default_na=False), path)
+
+
+def _typed(raw: pd.DataFrame, path: Path) -> pd.DataFrame:
     need = ["id", "cohort", "role", "temperature", "access", "size_class", "reasoning", "provider",
             "think_in_content", "pilot"]
     missing = [c for c in need if c not in raw.columns]
@@ -57,8 +85,61 @@ def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
     return out
 
 
+def user_rows(cfg) -> pd.DataFrame | None:
+    """The profile's own models as rows of ``authority_models.csv`` (strings, the derived defaults
+    filled in; the panel reads these), or None without ``models.authority_bias``."""
+    spec = cfg.models.get(PAPER)
+    if spec is None:
+        return None
+    path = cfg.models_path(PAPER)
+    builtin = load_models()
+    rows = usermodels.read(path, USER_COLUMNS, key="id", builtin=builtin["id"], mode=spec.mode,
+                           builtin_file=MODELS_CSV.name)
+    errs = []
+    for i, r in rows.iterrows():
+        if r["temperature"] == "":
+            r["temperature"] = "0.8" if r["provider"] == "ollama" else "1.0"
+        try:
+            float(r["temperature"])
+        except ValueError:
+            errs.append(f"{path} row {i + 2} ({r['id']}): field temperature expects a number, got {r['temperature']!r}")
+        r["access"] = r["access"] or ("open" if r["cohort"] == "open" else "proprietary")
+        r["size_class"] = r["size_class"] or _SIZE_BY_COHORT[r["cohort"]]
+        rows.loc[i] = r
+    pool = rows if spec.mode == "replace" else pd.concat([builtin[["id", "role"]], rows])
+    ablation = [m for m, role in zip(pool["id"], pool["role"]) if role == "ablation"]
+    if len(ablation) > 1:
+        errs.append(f"{path}: field role: {len(ablation)} tier-ablation models {ablation}; Table 21 compares one "
+                    f"(the paper's is {ABLATION_MODEL.id}; use mode: replace or role headline)")
+    if errs:
+        raise usermodels.ModelTableError("\n".join(errs))
+    return rows
+
+
+def for_profile(cfg) -> pd.DataFrame:
+    """The model table the profile audits (:func:`load_models` columns): the paper's, plus
+    (``mode: add``) or instead of them (``mode: replace``) the rows of ``models.authority_bias.file``."""
+    rows = user_rows(cfg)
+    if rows is None:
+        return _TABLE
+    own = _typed(rows, cfg.models_path(PAPER))
+    return own if cfg.models[PAPER].mode == "replace" else pd.concat([_TABLE, own], ignore_index=True)
+
+
+def profile_errors(cfg, where: str) -> list[str]:
+    """Problems of ``models.authority_bias`` (file, row, field, expected values)."""
+    return usermodels.profile_errors(cfg, where, PAPER, for_profile)
+
+
+def audited(table: pd.DataFrame) -> tuple[AuthorityModel, ...]:
+    """The main-experiment models of a :func:`for_profile` table: all but the archived ones,
+    headline first, the tier ablation last (the paper's "appendix" view)."""
+    live = table[table["role"] != "archived"]
+    return _models(pd.concat([live[live["role"] == "headline"], live[live["role"] == "ablation"]]))
+
+
 def _models(table: pd.DataFrame) -> tuple[AuthorityModel, ...]:
-    return tuple(AuthorityModel(r.id, r.cohort, r.temperature) for r in table.itertuples(index=False))
+    return tuple(AuthorityModel(r.id, r.cohort, r.temperature, r.provider) for r in table.itertuples(index=False))
 
 
 _TABLE = load_models()

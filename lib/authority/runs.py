@@ -75,7 +75,7 @@ def to_requests(table: pd.DataFrame, models: Sequence[AuthorityModel | str], *, 
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1, got {replicates}")
     rows = list(zip(table["request_id"], table["messages"], table["prompt_sha256"]))
-    route = {**providers_by_id(), **(providers or {})}
+    route = {**providers_by_id(), **{m.id: m.provider for m in _models(models) if m.provider}, **(providers or {})}
     out = []
     for m in _models(models):
         for rid, msgs, sha in rows:
@@ -85,7 +85,7 @@ def to_requests(table: pd.DataFrame, models: Sequence[AuthorityModel | str], *, 
                 out.append(Request(experiment=experiment, model=m.id, api_model=(api_ids or {}).get(m.id, m.id),
                                    task=TASK, param=param,
                                    temperature=m.temperature, replicate=rep, messages=msgs, seed=seed,
-                                   max_tokens=max_tokens, provider=route.get(m.id)))
+                                   max_tokens=max_tokens, provider=route.get(m.id) or m.provider))
     return out
 
 

@@ -6,6 +6,9 @@ parquet (``--authors``), or is left out (``--no-world``: enough for the authorit
 prompts); ``--quotes`` is an AttriBench quote table (parquet or CSV with quote,
 author|author_clean, race, gender, log10_hits). ``serve --parent-pid P`` stops the server when
 process P is gone (the notebooks start it this way, :func:`lib.endpoints.open_endpoint`).
+``--own-models PAPER=CSV`` (repeatable; PAPER llmscholarbench, authority_bias or attribution_bias)
+serves a profile's own models too, rows of that paper's resource file: their latent parameters
+come from the paper's models sharing their attributes (:mod:`lib.panel.profiles`), also in ``truth``.
 """
 from __future__ import annotations
 
@@ -25,20 +28,32 @@ def _default_n_authors() -> int:
     return int(config.load_profile("quick").world.n_authors)
 
 
+def _own_models(specs) -> dict[str, pd.DataFrame] | None:
+    """``--own-models PAPER=CSV`` (repeatable) as paper -> rows; None when not given."""
+    if not specs:
+        return None
+    out = {}
+    for spec in specs:
+        paper, _, path = spec.partition("=")
+        out[paper] = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return out
+
+
 def build_panel(args) -> Panel:
-    faults = FaultConfig.parse(getattr(args, "faults", None))
+    kw = {"quotes": args.quotes, "faults": FaultConfig.parse(getattr(args, "faults", None)),
+          "own_models": _own_models(getattr(args, "own_models", None))}
     if args.no_world:
-        return Panel(args.seed, quotes=args.quotes, faults=faults)
+        return Panel(args.seed, **kw)
     if args.world_dir:
         from lib.groundtruth.world import read_world
-        return Panel.from_world(read_world(args.world_dir), args.seed, quotes=args.quotes, faults=faults)
+        return Panel.from_world(read_world(args.world_dir), args.seed, **kw)
     if args.authors:
         authors = pd.read_parquet(args.authors)
-        return Panel(args.seed, authors, quotes=args.quotes, faults=faults)
+        return Panel(args.seed, authors, **kw)
     from lib.groundtruth.world import load_world
     n = args.n_authors or _default_n_authors()
     world = load_world(args.seed, n)
-    return Panel.from_world(world, args.seed, quotes=args.quotes, faults=faults)
+    return Panel.from_world(world, args.seed, **kw)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         src.add_argument("--world-dir", default=None, help="a world folder written by lib.groundtruth.world.save_world")
         src.add_argument("--no-world", action="store_true", help="no ground truth (authority and AttriBench prompts only)")
         p.add_argument("--quotes", default=None, help="AttriBench quote table (parquet or CSV)")
+        p.add_argument("--own-models", action="append", default=None, metavar="PAPER=CSV",
+                       help="a profile's own models of PAPER (llmscholarbench, authority_bias, attribution_bias), "
+                            "rows of the paper's resource file; repeatable")
         if name == "serve":
             p.add_argument("--port", type=int, default=0, help="0 picks a free port")
             p.add_argument("--faults", default=None, help='e.g. "429=0.02,500=0.01,stall=0.005,stall_s=5"')
@@ -71,6 +89,13 @@ def main(argv: list[str] | None = None) -> int:
         value = getattr(args, opt, None)
         if value is not None and not os.path.exists(value):
             ap.error(f"--{opt.replace('_', '-')}: {value} does not exist")
+    for spec in args.own_models or []:
+        paper, sep, path = spec.partition("=")
+        if not sep or paper not in ("llmscholarbench", "authority_bias", "attribution_bias"):
+            ap.error(f"--own-models: expected PAPER=CSV with PAPER one of llmscholarbench, authority_bias, "
+                     f"attribution_bias, got {spec!r}")
+        if not os.path.exists(path):
+            ap.error(f"--own-models: {path} does not exist")
     if args.n_authors is not None and args.n_authors < 1:
         ap.error(f"--n-authors: expected a positive number of authors, got {args.n_authors}")
     panel = build_panel(args)

@@ -136,12 +136,21 @@ def _reference_sample() -> pd.DataFrame:
     return df[["race", "gender", "log10_hits"]].dropna()
 
 
+def _family_mean(values, family: str) -> float | None:
+    """Mean of ``values(model)`` over the paper's models of runner ``family`` that have one (None if none)."""
+    vals = [values(m) for m, p in all_profiles().items()
+            if ATTRIBUTION in p.papers and not p.own and p.family == family and values(m) is not None]
+    return float(np.mean(vals)) if vals else None
+
+
 def _target(mid: str) -> float:
     if mid in PUBLISHED_DIRECT_ACCURACY:
         return PUBLISHED_DIRECT_ACCURACY[mid]
     if mid in UNDER_TEN:
         return UNDER_TEN_TARGET
     p = all_profiles()[mid]
+    if p.own and (mean := _family_mean(_target, p.family)) is not None:   # module doc of lib.panel.profiles
+        return mean
     return DEFAULT_TARGET["frontier" if p.access == "proprietary" and p.size_class == "XL" else "other"]
 
 
@@ -213,38 +222,62 @@ def _solve_slope(params: dict, key: str, gap: str, target: float, lo=0.0, hi=6.0
     return val
 
 
+def _entry(seed: int, mid: str, prof) -> dict:
+    """One model's parameters before the shared slopes are set."""
+    rng = model_rng(seed, mid, "attribution")
+    beta = float(rng.uniform(0.8, 1.3))
+    g = 0.3 if mid == "openai/gpt-oss-120b" else float(rng.uniform(0.7, 1.3))
+    target = _target(mid)
+    out = {
+        "published_direct_accuracy": PUBLISHED_DIRECT_ACCURACY.get(mid), "target_direct_accuracy": target,
+        "published_indirect_accuracy": PUBLISHED_INDIRECT_ACCURACY.get(mid),
+        "alpha": _solve_alpha(target, beta, g), "beta_fame": beta, "fame_center": FAME_CENTER,
+        "disparity_scale": g, "gamma_race": dict(GAMMA_RACE), "gamma_gender": dict(GAMMA_GENDER),
+        "dont_know_rate": float(rng.uniform(0.2, 0.6)),
+        "indirect_mention_base": float(rng.uniform(0.35, 0.6)),
+        "overt_shift": OVERT_SHIFT, "group_mention_slope": GROUP_MENTION_SLOPE,
+        "evidence_direct": float(rng.uniform(0.95, 0.995)),
+        "evidence_indirect_base": float(rng.uniform(0.4, 0.7)), "evidence_overt_shift": RAG_OVERT_SHIFT,
+        "any_name_base": ANY_NAME_BASE, "any_name_slope": 0.0,
+        "evidence_race_slope": 0.0, "evidence_gender_slope": 0.0,
+        "in_paper": ATTRIBUTION in prof.papers,
+    }
+    indirect = PUBLISHED_INDIRECT_ACCURACY.get(mid)
+    if indirect is None and prof.own:
+        indirect = _family_mean(PUBLISHED_INDIRECT_ACCURACY.get, prof.family)
+    if indirect is not None:
+        out["indirect_mention_base"] = _solve_psi(out, indirect)
+    return out
+
+
+SLOPES = ("any_name_slope", "evidence_race_slope", "evidence_gender_slope")
+
+
 @lru_cache(maxsize=64)
-def model_params(seed: int) -> dict[str, dict]:
-    out = {}
-    for mid, prof in all_profiles().items():
-        rng = model_rng(seed, mid, "attribution")
-        beta = float(rng.uniform(0.8, 1.3))
-        g = 0.3 if mid == "openai/gpt-oss-120b" else float(rng.uniform(0.7, 1.3))
-        target = _target(mid)
-        out[mid] = {
-            "published_direct_accuracy": PUBLISHED_DIRECT_ACCURACY.get(mid), "target_direct_accuracy": target,
-            "published_indirect_accuracy": PUBLISHED_INDIRECT_ACCURACY.get(mid),
-            "alpha": _solve_alpha(target, beta, g), "beta_fame": beta, "fame_center": FAME_CENTER,
-            "disparity_scale": g, "gamma_race": dict(GAMMA_RACE), "gamma_gender": dict(GAMMA_GENDER),
-            "dont_know_rate": float(rng.uniform(0.2, 0.6)),
-            "indirect_mention_base": float(rng.uniform(0.35, 0.6)),
-            "overt_shift": OVERT_SHIFT, "group_mention_slope": GROUP_MENTION_SLOPE,
-            "evidence_direct": float(rng.uniform(0.95, 0.995)),
-            "evidence_indirect_base": float(rng.uniform(0.4, 0.7)), "evidence_overt_shift": RAG_OVERT_SHIFT,
-            "any_name_base": ANY_NAME_BASE, "any_name_slope": 0.0,
-            "evidence_race_slope": 0.0, "evidence_gender_slope": 0.0,
-            "in_paper": ATTRIBUTION in prof.papers,
-        }
-        if mid in PUBLISHED_INDIRECT_ACCURACY:
-            out[mid]["indirect_mention_base"] = _solve_psi(out[mid], PUBLISHED_INDIRECT_ACCURACY[mid])
+def _papers_params(seed: int, papers_models: tuple) -> dict[str, dict]:
+    """The parameters of every model but a profile's own (``papers_models``: (id, in AttriBench)
+    pairs, the cache key), the shared slopes solved on the AttriBench models; own models never change them."""
+    out = {mid: _entry(seed, mid, all_profiles()[mid]) for mid, _ in papers_models}
     paper = {m: p for m, p in out.items() if p["in_paper"]}
     _solve_slope(paper, "any_name_slope", "omit: M/Black, F/White vs M/White", OMIT_GAP_TARGET)
     _solve_slope(paper, "evidence_race_slope", "evid: Latino, Asian vs White", EVID_GAP_TARGETS["race"])
     _solve_slope(paper, "evidence_gender_slope", "evid: F/Black vs M/White", EVID_GAP_TARGETS["female_black"], lo=-6.0)
     for p in out.values():
-        for k in ("any_name_slope", "evidence_race_slope", "evidence_gender_slope"):
+        for k in SLOPES:
             p[k] = next(iter(paper.values()))[k]
     return out
+
+
+@lru_cache(maxsize=64)
+def model_params(seed: int) -> dict[str, dict]:
+    """AttriBench parameters of every panel model: the papers' models (:func:`_papers_params`) and a
+    profile's own, which take the shared slopes as they are (lib.panel.profiles module doc)."""
+    profiles = all_profiles()
+    key = tuple((m, ATTRIBUTION in p.papers) for m, p in profiles.items() if not p.own)
+    base = _papers_params(seed, key)
+    slopes = {k: next(iter(base.values()))[k] for k in SLOPES}
+    return {mid: base[mid] if (mid, ATTRIBUTION in p.papers) in key else {**_entry(seed, mid, p), **slopes}
+            for mid, p in profiles.items()}
 
 
 def outcome_probabilities(p: dict, family: str, evidence: bool, fame: float, race: str, gender: str) -> dict:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib.panel import attribution, authority, prompts
+from lib.panel import attribution, authority, calibration, latent, prompts, profiles
 from lib.panel.faults import FaultConfig, error_payload
 from lib.panel.latent import seed_int
 from lib.panel.profiles import ModelProfile, all_profiles, resolve
@@ -56,17 +56,33 @@ def _int_field(headers: dict, body: dict, header_names: tuple[str, ...], body_na
     return default
 
 
+def set_own_models(tables) -> None:
+    """Serve a profile's own models (paper -> rows of its resource file; :func:`lib.panel.profiles.set_own_models`)
+    and drop every cache built on the model list, so their latent parameters are derived anew (the
+    papers' models keep theirs: the costly AttriBench slopes are cached apart, keyed by those models)."""
+    profiles.set_own_models(tables)
+    for fn in (latent.lsb_models, latent.lsb_task, latent._target_rows, calibration.model_targets,
+               calibration.lsb_calibration_table, authority.model_params, authority._pilot_params,
+               attribution.model_params):
+        fn.cache_clear()
+
+
 class Panel:
     """The synthetic LLM panel. ``Panel(seed, authors=df, quotes=df_or_path, faults=FaultConfig())``.
 
     ``authors`` is the world's authors table (needed for LLMScholarBench prompts; the other two
     tasks work without it); ``publications``/``authorships`` give real DOIs and
     ``coauthorships`` connected twins lists. ``quotes`` is the AttriBench quote universe.
+    ``own_models`` (paper -> rows of its resource file) serves a profile's own models too (for this
+    process: :func:`set_own_models`); None leaves the served list as it is.
     """
 
     def __init__(self, seed: int, authors: pd.DataFrame | None = None, *, quotes=None,
                  publications: pd.DataFrame | None = None, authorships: pd.DataFrame | None = None,
-                 coauthorships: pd.DataFrame | None = None, faults: FaultConfig | None = None):
+                 coauthorships: pd.DataFrame | None = None, faults: FaultConfig | None = None,
+                 own_models=None):
+        if own_models is not None:
+            set_own_models(own_models)
         self.seed = int(seed)
         self.faults = faults or FaultConfig()
         self.index = (AuthorIndex(authors, publications=publications, authorships=authorships,

@@ -18,9 +18,18 @@ it imports no analysis package (DESIGN §5). Models that appear in several paper
 LLMScholarBench, Ollama's default 0.8 for the open authority models, the provider default 1.0
 for the frontier ones, and 0.7 for AttriBench (paper §5.1). A request without a temperature
 uses it.
+
+A profile's own models (``models.<paper>`` of the profile; :func:`set_own_models`, ``python -m
+lib.panel serve --own-models PAPER=CSV``) come as rows of the paper's resource file and are served
+next to the papers' models, flagged ``own``. They have no published numbers, so their latent
+parameters are those of the paper's models sharing their attributes (LLMScholarBench: the mean of
+the Figure 2 group rows of their access, size class and reasoning; authority bias: the mean fit of
+their cohort; AttriBench: the mean published accuracies of their runner family), the secondary
+ones drawn from the documented ranges by sha256(seed, model) like every model's.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
@@ -53,6 +62,8 @@ class ModelProfile:
     price_in_out_usd_per_mtok: str = ""
     tier: str = ""               # authority paper cohort: "open" (7–9B) | "frontier" | "ablation"
     think_in_content: bool = False   # Ollama deepseek-r1 returns its <think> block inside the text
+    family: str = ""             # AttriBench runner family: "providers" | "together"
+    own: bool = False            # a profile's own model (no published numbers; see the module doc)
     aliases: tuple[str, ...] = field(default_factory=tuple)
 
     def attributes(self) -> dict:
@@ -71,8 +82,25 @@ def _size_from_class(raw: str) -> tuple[str, str]:
     return "open", raw
 
 
-def _lsb_profiles() -> list[ModelProfile]:
-    table = pd.read_csv(paths.RESOURCES / "lsb_models.csv", dtype=str, keep_default_na=False)
+#: paper -> its own models' rows (resource-file columns), served next to the papers' models
+_OWN: dict[str, pd.DataFrame] = {}
+
+
+def set_own_models(tables: Mapping[str, pd.DataFrame]) -> None:
+    """Serve these own models (paper -> rows of its resource file) from now on, instead of any set
+    before; ``{}`` serves the papers' models only. Callers clear the caches built on
+    :func:`all_profiles` (:func:`lib.panel.core.set_own_models` does)."""
+    unknown = sorted(set(tables) - {LSB, AUTHORITY, ATTRIBUTION})
+    if unknown:
+        raise KeyError(f"own models: unknown paper(s) {unknown}; expected {[LSB, AUTHORITY, ATTRIBUTION]}")
+    _OWN.clear()
+    _OWN.update({k: v for k, v in tables.items() if v is not None and len(v)})
+    all_profiles.cache_clear()
+    _alias_map.cache_clear()
+
+
+def _lsb_profiles(table: pd.DataFrame | None = None, *, own: bool = False) -> list[ModelProfile]:
+    table = pd.read_csv(paths.RESOURCES / "lsb_models.csv", dtype=str, keep_default_na=False) if table is None else table
     need = {"key", "api_model", "provider_sub_provider", "temperature", "reasoning", "size_class"}
     missing = need - set(table.columns)
     if missing:
@@ -91,7 +119,7 @@ def _lsb_profiles() -> list[ModelProfile]:
             reasoning=row.reasoning.strip() == "T", temperature=float(row.temperature),
             provider=provider, grounded=grounded, api_model=api, quantization=row.quantization,
             context=row.context, price_in_out_usd_per_mtok=row.price_in_out_usd_per_mtok,
-            aliases=(row.key,) if row.key != model_id else (),
+            aliases=(row.key,) if row.key != model_id else (), own=own,
         ))
     return out
 
@@ -114,30 +142,51 @@ def _paper_table(name: str, need: set[str]) -> pd.DataFrame:
 def all_profiles() -> dict[str, ModelProfile]:
     """Every panel model by id, LLMScholarBench first (in lsb_models.csv order)."""
     profiles: dict[str, ModelProfile] = {p.id: p for p in _lsb_profiles()}
-    # Authority-bias models (paper §4.5, appendix E; reference A.5, A.9): Ollama tags and provider ids.
+    for p in _lsb_profiles(_OWN[LSB], own=True) if LSB in _OWN else []:
+        if p.id in profiles:     # an own configuration of a model the paper has: its key is its id
+            p = ModelProfile(**{**asdict(p), "id": p.key, "aliases": ()})
+        profiles[p.id] = p
     authority = _paper_table("authority_models.csv", {"id", "cohort", "temperature", "access", "size_class",
                                                       "reasoning", "provider", "think_in_content"})
-    for r in authority.itertuples(index=False):
+    _add_authority(profiles, authority, own=False)
+    if AUTHORITY in _OWN:
+        _add_authority(profiles, _OWN[AUTHORITY], own=True)
+    attribution = _paper_table("attribution_models.csv", {"version", "access_via", "access", "size_class", "reasoning",
+                                                          "provider"})
+    _add_attribution(profiles, attribution.assign(
+        family=["together" if a == "Together AI" else "providers" for a in attribution["access_via"]]), own=False)
+    if ATTRIBUTION in _OWN:
+        _add_attribution(profiles, _OWN[ATTRIBUTION], own=True)
+    return profiles
+
+
+def _add_authority(profiles: dict[str, ModelProfile], table: pd.DataFrame, *, own: bool) -> None:
+    """Authority-bias models (paper §4.5, appendix E; reference A.5, A.9): Ollama tags and provider ids."""
+    for r in table.itertuples(index=False):
         if r.id in profiles:
             p = profiles[r.id]
-            profiles[r.id] = ModelProfile(**{**asdict(p), "papers": p.papers + (AUTHORITY,), "tier": r.cohort})
+            profiles[r.id] = ModelProfile(**{**asdict(p), "papers": tuple(dict.fromkeys(p.papers + (AUTHORITY,))),
+                                             "tier": r.cohort,
+                                             "think_in_content": p.think_in_content or r.think_in_content == "T"})
             continue
         profiles[r.id] = ModelProfile(id=r.id, key=r.id, papers=(AUTHORITY,), access=r.access, size_class=r.size_class,
                                       reasoning=r.reasoning == "T", temperature=float(r.temperature),
                                       provider=r.provider, api_model=r.id, tier=r.cohort,
-                                      think_in_content=r.think_in_content == "T")
-    # AttriBench models (paper appendix A.8 Table 6; reference B.0), run at T = 0.7 (paper §5.1).
-    attribution = _paper_table("attribution_models.csv", {"version", "access", "size_class", "reasoning", "provider"})
-    for r in attribution.itertuples(index=False):
+                                      think_in_content=r.think_in_content == "T", own=own)
+
+
+def _add_attribution(profiles: dict[str, ModelProfile], table: pd.DataFrame, *, own: bool) -> None:
+    """AttriBench models (paper appendix A.8 Table 6; reference B.0), run at T = 0.7 (paper §5.1)."""
+    for r in table.itertuples(index=False):
         if r.version in profiles:
             p = profiles[r.version]
-            profiles[r.version] = ModelProfile(**{**asdict(p), "papers": p.papers + (ATTRIBUTION,)})
+            profiles[r.version] = ModelProfile(**{**asdict(p), "papers": tuple(dict.fromkeys(p.papers + (ATTRIBUTION,))),
+                                                  "family": r.family})
             continue
         profiles[r.version] = ModelProfile(id=r.version, key=r.version.split("/")[-1], papers=(ATTRIBUTION,),
                                            access=r.access, size_class=r.size_class, reasoning=r.reasoning == "T",
                                            temperature=ATTRIBUTION_TEMPERATURE, provider=r.provider,
-                                           api_model=r.version)
-    return profiles
+                                           api_model=r.version, family=r.family, own=own)
 
 
 @lru_cache(maxsize=1)

@@ -42,8 +42,11 @@ def check_choice(notebook: str, name: str, value: Any) -> str:
 def profile_errors(prof: config.Profile, where: str) -> list[str]:
     """Import mode (``source: release``) needs the release and a ground truth to match names against;
     a real-data profile without an endpoint (``synthetic: false``, no ``llm.base_url`` nor ``llm.providers``) must not
-    collect: the embedded panel is synthetic, and its answers would be labelled real."""
-    errs = []
+    collect: the embedded panel is synthetic, and its answers would be labelled real. The
+    profile's own models (``models.llmscholarbench``) must load (:func:`lib.scholar.models.profile_errors`)."""
+    from lib.scholar import models
+
+    errs = models.profile_errors(prof, where)
     no_endpoint = not prof.synthetic and not prof.llm.real_endpoint
     for nb in COLLECTING_NOTEBOOKS:
         if not (paths.NOTEBOOKS / f"{nb}.py").is_file() or "source" not in (defaults := config.notebook_parameters(nb)):

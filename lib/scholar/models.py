@@ -11,6 +11,12 @@ Derived columns follow the Auditor's ``add_infrastructure_columns`` (reference �
 
 ``system_message`` is False for Gemini: the reference's Vertex path sends only the user prompt
 (§1.2 [!]). ``grounded`` marks the two web-search (RAG) Gemini configurations.
+
+Your own models (profile key ``models.llmscholarbench``, :func:`for_profile`): a CSV in the same
+columns, :data:`USER_COLUMNS`: key, api_model (the provider's model name), provider_sub_provider
+(a provider name, e.g. ``ollama``, optionally ``/ SUB``), temperature, reasoning (T/F) and
+size_class (S, M, L, XL; "S (P)" ... for a proprietary model: the access group); quantization,
+class1, context and price_in_out_usd_per_mtok are optional ("–", unknown).
 """
 from __future__ import annotations
 
@@ -18,7 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import paths
+from lib import paths, usermodels
+from lib.usermodels import Column
 
 MODELS_CSV = paths.RESOURCES / "lsb_models.csv"
 #: The size classes, smallest first (the one definition; the panel's resource file uses the same).
@@ -48,6 +55,18 @@ def _prices(value: str, where: str) -> tuple[float, float]:
         raise ValueError(f"{where}: column price_in_out_usd_per_mtok expects 'IN/OUT' in USD per Mtok, got {v!r}") from None
 
 
+PAPER = "llmscholarbench"
+_CLASSES = (*SIZE_ORDER, *(f"{s} (P)" for s in SIZE_ORDER))
+#: The columns of a profile's own model table (``models.llmscholarbench.file``).
+USER_COLUMNS = (
+    Column("key", doc="a short unique name"), Column("api_model", doc="the provider's model name"),
+    Column("provider_sub_provider", doc="a provider name (e.g. ollama), optionally '/ SUB'"),
+    Column("quantization", default="–"), Column("temperature", number=True, doc="a temperature"),
+    Column("reasoning", allowed=("T", "F")), Column("size_class", allowed=_CLASSES),
+    Column("class1", default=""), Column("context", default="–"), Column("price_in_out_usd_per_mtok", default="–"),
+)
+
+
 def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
     """The model list with typed columns, one row per configuration, in the release's order.
 
@@ -63,12 +82,18 @@ def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
     missing = [c for c in _COLUMNS if c not in raw.columns]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}; expected {_COLUMNS}")
+    return _typed(raw, path)
+
+
+def _typed(raw: pd.DataFrame, path: Path, *, own: bool = False) -> pd.DataFrame:
+    """The typed table of the raw (string) rows of ``path``; the paper's rows name one of its two
+    providers, a profile's ``own`` rows any provider (lib.config's llm.providers routes them)."""
     rows = []
     for i, r in raw.iterrows():
         where = f"{path} row {i + 2} ({r['key']})"
         provider, _, sub = (s.strip() for s in r["provider_sub_provider"].partition("/"))
         provider = provider.split()[0] if provider else ""
-        if provider not in {"openrouter", "gemini"}:
+        if not provider or (not own and provider not in {"openrouter", "gemini"}):
             raise ValueError(f"{where}: column provider_sub_provider expects 'openrouter / SUB' or 'gemini ...', "
                              f"got {r['provider_sub_provider']!r}")
         grounded = "grounded: true" in r["api_model"]
@@ -87,7 +112,7 @@ def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
             "key": r["key"],
             "api_model": r["api_model"].split(" (")[0].strip(),
             "provider": provider,
-            "sub_provider": sub if provider == "openrouter" and sub else None,
+            "sub_provider": sub if provider != "gemini" and sub else None,
             "quantization": None if r["quantization"] in _MISSING else r["quantization"],
             "temperature": temperature,
             "reasoning": r["reasoning"] == "T",
@@ -106,6 +131,37 @@ def load_models(path: Path | str = MODELS_CSV) -> pd.DataFrame:
         raise ValueError(f"{path}: column key has duplicates {sorted(df.loc[df['key'].duplicated(), 'key'])}")
     df["size_class"] = pd.Categorical(df["size_class"], categories=list(SIZE_ORDER), ordered=True)
     return df
+
+
+def user_rows(cfg) -> pd.DataFrame | None:
+    """The profile's own models as rows of ``lsb_models.csv`` (strings, defaults filled; the
+    panel reads these), or None without ``models.llmscholarbench``."""
+    spec = cfg.models.get(PAPER)
+    if spec is None:
+        return None
+    builtin = pd.read_csv(MODELS_CSV, dtype=str, keep_default_na=False)["key"]
+    return usermodels.read(cfg.models_path(PAPER), USER_COLUMNS, key="key", builtin=builtin, mode=spec.mode,
+                           builtin_file=MODELS_CSV.name)
+
+
+def for_profile(cfg) -> pd.DataFrame:
+    """The model table the profile audits (:func:`load_models` columns): the paper's 24
+    configurations, plus (``mode: add``) or instead of them (``mode: replace``) the rows of
+    ``models.llmscholarbench.file``."""
+    rows = user_rows(cfg)
+    if rows is None:
+        return load_models()
+    own = _typed(rows, cfg.models_path(PAPER), own=True)
+    if cfg.models[PAPER].mode == "replace":
+        return own
+    both = pd.concat([load_models(), own], ignore_index=True)
+    both["size_class"] = pd.Categorical(both["size_class"], categories=list(SIZE_ORDER), ordered=True)
+    return both
+
+
+def profile_errors(cfg, where: str) -> list[str]:
+    """Problems of ``models.llmscholarbench`` (file, row, field, expected values)."""
+    return usermodels.profile_errors(cfg, where, PAPER, for_profile)
 
 
 #: One colour per infrastructure group value (reference §2.11): access, size class, reasoning.
