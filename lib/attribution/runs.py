@@ -357,6 +357,6 @@ def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
     src = rel if rel is not None and len(rel.datasets) == 2 else tw
     pp = paper_plan(src, seed=cfg.seed, n_matchings=params["run_matchings"], generations=params["generations"],
                     family=params.get("prompt_family", "reference"), api_models=params.get("api_models") or {},
-                    rag_subset_models=params.get("rag_subset_models") or ())
+                    rag_subset_models=params.get("rag_subset_models") or (), table=at_models.for_profile(cfg))
     return [PlannedCollection(notebook, "attribution runs", pp.requests, lambda r: r.max_tokens, ASSUMPTION,
                               cfg.llm.max_attempts, prices=at_models.prices())]

@@ -65,12 +65,12 @@ def notebook_plans(cfg, notebook: str, params: dict[str, Any]) -> list[PlannedCo
     """The collections notebook 01 or 02 would make under ``cfg`` with ``params`` (its parameters
     cell with the profile's overrides); [] when it imports the release instead (``source: release``)."""
     from lib.scholar import inputs
-    from lib.scholar.models import load_models, prices
+    from lib.scholar.models import for_profile, prices
 
     if params.get("source", "collect") != "collect":
         return []
-    models = load_models()
-    model_id = "key" if cfg.llm.base_url is None else "api_model"
+    models = for_profile(cfg)            # the paper's configurations and the profile's own
+    model_id = "api_model" if cfg.llm.real_endpoint else "key"
     if notebook == "01_calibration":
         reqs = calibration_requests(models, temperatures=params["temperatures"], families=params["families"],
                                     params_per_family=params["params_per_family"], replicates=params["replicates"],
