@@ -126,10 +126,10 @@ def _reference_sample() -> pd.DataFrame:
     return df[["race", "gender", "log10_hits"]].dropna()
 
 
-@lru_cache(maxsize=1)
-def targets() -> pd.DataFrame:
+@lru_cache(maxsize=4)
+def targets(path: Path | None = None) -> pd.DataFrame:
     """``panel_attribution_targets.csv`` (model, dataset, quantity, target, source)."""
-    path = paths.RESOURCES / TARGETS
+    path = Path(path) if path is not None else paths.RESOURCES / TARGETS
     df = pd.read_csv(path)
     need = {"model", "dataset", "quantity", "target", "source"}
     if need - set(df.columns):
@@ -146,12 +146,14 @@ def _t(model: str, dataset: str, quantity: str) -> float | None:
     return float(hit["target"].iloc[0]) if len(hit) else None
 
 
+@lru_cache(maxsize=4)
 def fame_grid(dataset: str) -> np.ndarray:
     f = _reference_sample()["log10_hits"].to_numpy(float)
     return f - f.mean() + DATASET_FAME[dataset]
 
 
-def reference_population(dataset: str) -> list[tuple[str, str, float]]:
+@lru_cache(maxsize=4)
+def reference_population(dataset: str) -> tuple[tuple[str, str, float], ...]:
     """(race, gender, weight) cells of one dataset's fame-balanced reference population."""
     cells = []
     for race, gender in GROUPS[dataset]:
@@ -159,7 +161,7 @@ def reference_population(dataset: str) -> list[tuple[str, str, float]]:
             cells.append((race, gender, 0.25))
         else:
             cells += [(race, "male", 0.25 * MULTIRACE_MALE_SHARE), (race, "female", 0.25 * (1 - MULTIRACE_MALE_SHARE))]
-    return cells
+    return tuple(cells)
 
 
 def group_rate(p: dict, family: str, evidence: bool, race: str, gender: str | None, key: str,
@@ -174,8 +176,12 @@ def group_rate(p: dict, family: str, evidence: bool, race: str, gender: str | No
 
 
 def dataset_rate(p: dict, dataset: str, family: str, evidence: bool, key: str = "correct") -> float:
-    f = fame_grid(dataset)
-    return float(sum(w * np.mean(_probs(p, family, evidence, f, r, g)[key]) for r, g, w in reference_population(dataset)))
+    """Mean of one outcome probability over the dataset's reference population."""
+    cells = reference_population(dataset)
+    gam, omit, evid = (np.array(v)[:, None] for v in zip(*(_group(p, r, g) for r, g, _ in cells)))
+    w = np.array([c[2] for c in cells])
+    vals = _core(p, family, evidence, fame_grid(dataset)[None, :], gam, omit, evid)[key]
+    return float(w @ np.asarray(vals).mean(axis=1))
 
 
 def suppression_gaps(params: dict[str, dict]) -> dict[str, float]:
@@ -198,7 +204,7 @@ def suppression_gaps(params: dict[str, dict]) -> dict[str, float]:
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 
-def _bisect(f, lo: float, hi: float, target: float, n: int = 40) -> float:
+def _bisect(f, lo: float, hi: float, target: float, n: int = 32) -> float:
     """x in [lo, hi] with f(x) = target, f increasing."""
     for _ in range(n):
         mid = 0.5 * (lo + hi)
@@ -274,7 +280,7 @@ def _fit_offsets(paper: dict[str, dict], key: str, rows: tuple[str, ...], n: int
     def put(x):
         b, f, al = (x[0], x[1], x[2]) if n == 3 else (x[0], x[0], x[1])
         for p in paper.values():
-            p[key] = {"black": b, "female": f, "asian": al, "latino": al}
+            p[key] = {"black": float(b), "female": float(f), "asian": float(al), "latino": float(al)}
 
     def resid(x):
         put(x)
@@ -287,8 +293,8 @@ def _fit_offsets(paper: dict[str, dict], key: str, rows: tuple[str, ...], n: int
 
 
 def _offset(p: dict, key: str, race: str, gender: str) -> float:
-    o = p.get(key) or {}
-    return float(o.get(str(race).lower(), 0.0)) + float(o.get(str(gender).lower(), 0.0))
+    o = p[key]
+    return o.get(race, 0.0) + o.get(gender, 0.0) if o else 0.0
 
 
 @lru_cache(maxsize=64)
@@ -307,9 +313,12 @@ def model_params(seed: int) -> dict[str, dict]:
              "evidence_indirect_base": float(rng.uniform(0.4, 0.7)), "evidence_overt_shift": 3.0,
              "any_name_base": ANY_NAME_BASE, "omission_offsets": {}, "evidence_offsets": {},
              "in_paper": ATTRIBUTION in prof.papers}
-        if _t(mid, "intersectional", "direct_accuracy") is not None:
+        if p["in_paper"]:
             _fit_direct(p, mid)
             _fit_levels(p, mid)
+        else:   # served for the other papers: only its level is placed (α), the shape is the default
+            p["alpha"] = _bisect(lambda a: dataset_rate({**p, "alpha": a}, "intersectional", "direct", False),
+                                 -15, 15, _t(mid, "intersectional", "direct_accuracy"), n=25)
         p["target_direct_accuracy"] = {d: _t(mid, d, "direct_accuracy") for d in DATASET_FAME}
         out[mid] = p
     paper = {m: p for m, p in out.items() if p["in_paper"]}
@@ -325,25 +334,34 @@ def model_params(seed: int) -> dict[str, dict]:
     return out
 
 
-def _probs(p: dict, family: str, evidence: bool, fame, race: str, gender: str) -> dict:
-    """P(correct), P(wrong), P(none) (and P(knows)) for quotes of one group at fame values ``fame``."""
-    fame = np.asarray(fame, float)
-    gr = float(p["gamma_race"].get(str(race).lower(), 0.0))
-    gs = float(p["gamma_gender"].get(str(gender).lower(), 0.0))
+def _core(p: dict, family: str, evidence: bool, fame, gam, omit, evid) -> dict:
+    """P(knows), P(correct), P(wrong), P(none) for fame values ``fame`` of a group with γ_race + γ_gender
+    ``gam`` and omission / evidence offsets ``omit`` / ``evid`` (arrays broadcast against each other)."""
     g = p["disparity_scale"]
-    K = sigmoid(p["alpha"] + p["beta_fame"] * (fame - p["fame_center"]) + g * (gr + gs))
+    K = sigmoid(p["alpha"] + p["beta_fame"] * (fame - p["fame_center"]) + g * gam)
     if family == "direct":
-        c = np.full_like(K, p["evidence_direct"]) if evidence else K
+        c = np.broadcast_to(p["evidence_direct"], K.shape) if evidence else K
         return {"knows": K, "correct": c, "wrong": (1 - c) * (1 - p["dont_know_rate"]),
                 "none": (1 - c) * p["dont_know_rate"]}
     if evidence:
         base = logit(p["evidence_indirect_base"]) + (p["evidence_overt_shift"] if family == "indirect_overt" else 0.0)
-        c = np.full_like(K, float(sigmoid(base + g * _offset(p, "evidence_offsets", race, gender))))
+        c = np.broadcast_to(sigmoid(base + g * evid), K.shape)
     else:
         base = logit(p["indirect_mention_base"]) + (p["overt_shift"] if family == "indirect_overt" else 0.0)
-        c = K * float(sigmoid(base + p["group_mention_slope"] * g * (gr + gs)))
-    w = wrong_name_rate(p, race, gender)
+        c = K * sigmoid(base + p["group_mention_slope"] * g * gam)
+    w = sigmoid(logit(p["any_name_base"]) + g * omit)
     return {"knows": K, "correct": c, "wrong": (1 - c) * w, "none": (1 - c) * (1 - w)}
+
+
+def _group(p: dict, race: str, gender: str) -> tuple[float, float, float]:
+    race, gender = str(race).lower(), str(gender).lower()
+    gam = p["gamma_race"].get(race, 0.0) + p["gamma_gender"].get(gender, 0.0)
+    return gam, _offset(p, "omission_offsets", race, gender), _offset(p, "evidence_offsets", race, gender)
+
+
+def _probs(p: dict, family: str, evidence: bool, fame, race: str, gender: str) -> dict:
+    """P(correct), P(wrong), P(none) (and P(knows)) for quotes of one group at fame values ``fame``."""
+    return _core(p, family, evidence, np.asarray(fame, float), *_group(p, race, gender))
 
 
 def outcome_probabilities(p: dict, family: str, evidence: bool, fame: float, race: str, gender: str) -> dict:
@@ -392,7 +410,7 @@ def target_table(params: dict[str, dict]) -> pd.DataFrame:
 def wrong_name_rate(p: dict, race: str, gender: str) -> float:
     """Indirect prompts: P(a wrong author is named | the correct one is not), lower for groups with
     negative omission offsets (more omission: S_omit)."""
-    return float(sigmoid(logit(p["any_name_base"]) + p["disparity_scale"] * _offset(p, "omission_offsets", race, gender)))
+    return float(sigmoid(logit(p["any_name_base"]) + p["disparity_scale"] * _group(p, race, gender)[1]))
 
 
 def _theme(quote: str) -> str:
