@@ -299,6 +299,9 @@ def _offset(p: dict, key: str, race: str, gender: str) -> float:
 
 @lru_cache(maxsize=64)
 def model_params(seed: int) -> dict[str, dict]:
+    """Every model's attribution parameters, solved to the targets (module docstring); the draws
+    that no target fixes (β, ω, the starting levels, g of the models without a printed lead) come
+    from the seed."""
     out = {}
     for mid, prof in all_profiles().items():
         rng = model_rng(seed, mid, "attribution")
