@@ -131,7 +131,7 @@ def test_resources_parse_with_expected_shape(ab, at):
         assert df.columns.tolist() == ["paper", "artifact", "row", "column", "published", "unit", "note"]
         assert (df["paper"] == paper).all() and df["artifact"].str.startswith(prefix).all()
         assert not df.duplicated(["artifact", "row", "column"]).any()
-    assert len(ab) == 103 and len(at) == 30
+    assert len(ab) == 103 and len(at) == 36
     assert {"ab-tab1", "ab-tab5", "ab-tab6", "ab-tab7", "ab-tab11", "ab-tab12", "ab-tab13", "ab-tab17"} <= set(ab["artifact"])
     assert {"at-tab2", "at-tab5", "at-fig4", "at-fig6", "at-fig7"} <= set(at["artifact"])
 
@@ -383,7 +383,25 @@ def test_attribution_comparison():
     assert out.loc[("at-fig6", "intersectional: M/Black, F/White vs M/White", "gap_mean_over_models"),
                    "within_tolerance"]                                         # 0.10 vs "10 percentage points"
     assert out.loc[("at-fig7", "intersectional: F/Black vs M/White", "gap_mean_over_models"), "within_tolerance"]
-    assert out["regenerated"].notna().sum() == 3 and len(out) == 30
+    assert out["regenerated"].notna().sum() == 3 and len(out) == 36
+
+
+def test_attribution_fig5_leads_hand_computed():
+    # GPT-5.1, direct, no evidence: M/White 0.36, F/White 0.25, M/Black 0.27, F/Black 0.18 → lead over the
+    # highest other = 0.09; multirace White 0.33, Black 0.20 → 0.13. Indirect and evidence rows are ignored.
+    rows = [("intersectional", s, "direct", False, v) for s, v in
+            (("M/White", 0.36), ("F/White", 0.25), ("M/Black", 0.27), ("F/Black", 0.18))]
+    rows += [("intersectional", "F/White", "indirect", False, 0.9), ("intersectional", "M/Black", "direct", True, 0.99)]
+    rows += [("multirace", s, "direct", False, v) for s, v in (("White", 0.33), ("Black", 0.20), ("Asian", 0.1))]
+    sub = pd.DataFrame(rows, columns=["dataset", "subgroup", "prompt_type", "evidence", "mean"]).assign(
+        model="gpt-5.1", metric="accuracy")
+    out = at_pub.attribution_comparison(subgroups=sub).set_index(["artifact", "row", "column"])
+    assert out.loc[("at-fig5", "intersectional/GPT-5.1", "direct: M/White − highest other"), "regenerated"] == \
+        pytest.approx(0.09)
+    assert out.loc[("at-fig5", "multirace/GPT-5.1", "direct: White − Black"), "regenerated"] == pytest.approx(0.13)
+    assert np.isnan(out.loc[("at-fig5", "multirace/Claude 4.6 Sonnet", "direct: White − Black"), "regenerated"])
+    with pytest.raises(ValueError, match="at-fig5: cannot read row"):
+        at_pub.subgroup_lead(sub, "GPT-5.1", "direct: White − Black")
 
 
 # ---- CLI ---------------------------------------------------------------------------------------------
@@ -400,7 +418,7 @@ def test_cli_on_an_outputs_folder(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "llmscholarbench: 1 compared of 630 published values, 1 within ±0.005, 629 missing"
     assert lines[1] == "authority_bias: 5 compared of 103 published values, 5 within ±0.005, 98 missing"
-    assert lines[2] == "attribution_bias: 0 compared of 30 published values, 0 within ±0.005, 30 missing"
+    assert lines[2] == "attribution_bias: 0 compared of 36 published values, 0 within ±0.005, 36 missing"
     assert sorted(p.name for p in (tmp_path / "comparison").iterdir()) == [
         "attribution_bias.csv", "attribution_bias.md", "authority_bias.csv", "authority_bias.md",
         "lsb_means.csv", "lsb_means.md"]

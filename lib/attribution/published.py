@@ -97,12 +97,45 @@ def suppression_gap(subgroups: pd.DataFrame, artifact: str, row: str) -> float:
     return float((wide[others].mean(axis=1) - wide[m["ref"]]).mean())
 
 
+_LEAD_COLUMN = re.compile(r"^(?P<prompt>\w+): (?P<lead>\S+) − (?P<other>.+)$")
+
+
+def subgroup_lead(subgroups: pd.DataFrame, row: str, column: str) -> float:
+    """One at-fig5 value: row '<dataset>/<display name>', column '<prompt>: <lead> − <other>', the
+    no-evidence accuracy of subgroup ``lead`` minus that of ``other`` (a subgroup, or 'highest
+    other': the best of the remaining subgroups). Paper §5.2: "direct prompt accuracy for the
+    White male subgroup is about 10% higher than any other subgroup" (GPT-5.1, Claude). NaN when
+    the model or a subgroup is missing."""
+    m = _GAP_ROW_MODEL.match(row)
+    c = _LEAD_COLUMN.match(column)
+    if m is None or c is None:
+        raise ValueError(f"at-fig5: cannot read row {row!r} / column {column!r}; expected '<dataset>/<model>' and "
+                         "'<prompt>: <lead> − <other subgroup or highest other>'")
+    require_columns(subgroups, ["dataset", "model", "prompt_type", "evidence", "subgroup", "metric", "mean"],
+                    "at-fig5 (subgroup table)")
+    names = at_models.display_names()
+    d = subgroups[(subgroups["dataset"] == m["dataset"]) & (subgroups["metric"] == "accuracy")
+                  & (subgroups["prompt_type"] == c["prompt"]) & ~subgroups["evidence"].astype(bool)
+                  & (subgroups["model"].map(lambda x: names.get(x, x)) == m["model"])]
+    means = d.groupby("subgroup")["mean"].mean()
+    if c["lead"] not in means:
+        return np.nan
+    others = means.drop(c["lead"])
+    if c["other"] == "highest other":
+        return float(means[c["lead"]] - others.max()) if len(others) else np.nan
+    return float(means[c["lead"]] - means[c["other"]]) if c["other"] in means else np.nan
+
+
+_GAP_ROW_MODEL = re.compile(r"^(?P<dataset>\w+)/(?P<model>.+)$")
+
+
 def attribution_comparison(tables: Mapping[str, pd.DataFrame] | None = None, *, accuracy: pd.DataFrame | None = None,
                            subgroups: pd.DataFrame | None = None, tab2_mode: str | None = "faithful",
                            tolerance: float = TOLERANCE, resources: Path | None = None) -> pd.DataFrame:
     """AttriBench paper: the regenerated at-tab2 / at-tab5 (``tables``), the accuracy table
     (notebook 06's ``accuracy``) and the subgroup table (``subgroup_significance.parquet``, the
-    concatenated acc/omit/evid significance tables) vs ``at_published.csv``."""
+    concatenated acc/omit/evid significance tables: the suppression gaps of Figs. 6–7 and the
+    White (male) leads of Fig. 5) vs ``at_published.csv``."""
     pub = published_values(resources=resources)
     tables = tables or {}
     parts = []
@@ -117,6 +150,10 @@ def attribution_comparison(tables: Mapping[str, pd.DataFrame] | None = None, *, 
         parts.append(pd.DataFrame({"artifact": gaps["artifact"], "row": gaps["row"], "column": gaps["column"],
                                    "regenerated": [suppression_gap(subgroups, a, r)
                                                    for a, r in zip(gaps["artifact"], gaps["row"])]}))
+        lead = pub[pub["artifact"] == "at-fig5"]
+        parts.append(pd.DataFrame({"artifact": lead["artifact"], "row": lead["row"], "column": lead["column"],
+                                   "regenerated": [subgroup_lead(subgroups, r, c)
+                                                   for r, c in zip(lead["row"], lead["column"])]}))
     cols = ["artifact", "row", "column", "regenerated"]
     reg = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
     return compare(reg, pub, keys=KEYS, tolerance=tolerance)

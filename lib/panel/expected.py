@@ -9,7 +9,10 @@ Structure of :func:`truth` (JSON-serialisable):
 ``calibration``    ``priors`` (design shifts for RAG / constrained prompts), ``model_targets``
                    (per-model published targets used), ``refusal_family_mix`` per task group,
                    ``authority_fit`` (the authority parameters fitted to the published rates) and
-                   ``attribution_suppression_gaps`` (expected S_omit / S_evid gaps)
+                   ``attribution_suppression_gaps`` (expected S_omit / S_evid gaps) and
+                   ``attribution_targets`` (each quantity of panel_attribution_targets.csv that
+                   names a model or the model mean: its target and the panel's expected value on
+                   the datasets' fame-balanced reference populations)
 ``models``         per model id:
    ``attributes``  the published attributes (as in GET /v1/models)
    ``lsb``         ``latent`` (model-level parameters incl. the calibrated β),
@@ -143,6 +146,7 @@ def truth(seed: int, *, authors: pd.DataFrame | None = None, quotes=None, panel:
                         # averaged over the paper's models on a fame-balanced grid
                         "attribution_suppression_gaps": attribution.suppression_gaps(
                             {m: p for m, p in attr.items() if p["in_paper"]}),
+                        "attribution_targets": attribution.target_table(attr).to_dict(orient="records"),
                         "model_targets": targets.drop(columns=["source"]).astype(float).to_dict(orient="index"),
                         "model_target_source": targets["source"].to_dict(),
                         "refusal_family_mix": FAMILY_MIX},
