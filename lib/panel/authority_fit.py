@@ -215,28 +215,52 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
                     "corpus (lib.authority) at this seed; targets lib/resources/panel_authority_targets.csv"}
 
 
+def boosted_cards(arr: PromptArrays) -> np.ndarray:
+    """Per query and display position: 1 where the boosted prompt's card differs from the original
+    one (the inflated paper; the content is the same, only its metadata changed)."""
+    out = np.zeros((len(arr.queries), arr.n))
+    for i, q in enumerate(arr.queries):
+        for j, (a, b) in enumerate(zip(arr.tasks[(q, "original")].detail["cards"], arr.tasks[(q, "boosted")].detail["cards"])):
+            out[i, j] = float(a != b)
+    return out
+
+
 def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) -> dict:
     """Expected observed rates of the stored (or given) fit over a prompt set, by exact enumeration:
-    per model flip per variant, boost (mean over variants), per topic pooled flip (headline models)."""
+    per model flip per variant, boost (mean over variants), the boosted-pick rate (P(pick the
+    boosted paper) over the boosted cells that have one, §5.5) and its chance rate; per topic the
+    pooled flip (headline models); per pair of headline models the selection agreement
+    Σ_j p_a,j·p_b,j averaged over queries, instructions and conditions (Table 8, independent draws)."""
     arr = PromptArrays(seed, rows)
     fitted = fitted or au.fitted()
     mult = fitted["topic_multiplier"]
     tq = np.array([mult.get(k, 1.0) for k in arr.topic])
-    out: dict = {"models": {}, "topics": {}}
+    boosted = boosted_cards(arr)
+    has = boosted.sum(axis=1) > 0
+    out: dict = {"models": {}, "topics": {}, "agreement": {}, "boost_chance": float(boosted.sum() / boosted.size)}
     per_topic: dict[str, list] = {}
+    dist: dict[str, list] = {}
     for m, p in fitted["models"].items():
-        rates = {}
+        rates, picks = {}, []
         for v in VARIANTS:
-            fl = arr.change(m, "flipped", p["s"][v], p["tau"], tq)
+            obs = {c: arr.observed(m, c, p["s"][v], p["tau"], tq) for c in CONDITIONS}
+            fl = 1.0 - (obs["original"] * obs["flipped"]).sum(axis=1)
             rates[v] = float(fl.mean())
-            rates[f"boost_{v}"] = float(arr.change(m, "boosted", p["s"][v], p["tau"], tq).mean())
+            rates[f"boost_{v}"] = float((1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)).mean())
+            picks.append(float((obs["boosted"] * boosted).sum(axis=1)[has].mean()))
+            dist.setdefault(m, []).extend(obs[c] for c in CONDITIONS)
             if m != "gpt-4o-mini":
                 for k in set(arr.topic):
                     per_topic.setdefault(k, []).append(float(fl[arr.topic == k].mean()))
         rates["flip"] = float(np.mean([rates[v] for v in VARIANTS]))
         rates["boost"] = float(np.mean([rates[f"boost_{v}"] for v in VARIANTS]))
+        rates["boost_pick"] = float(np.mean(picks))
         out["models"][m] = rates
     out["topics"] = {k: float(np.mean(v)) for k, v in per_topic.items()}
+    head = [m for m in fitted["models"] if m != "gpt-4o-mini"]
+    for i, a in enumerate(head):
+        for b in head[i + 1:]:
+            out["agreement"][f"{a} vs {b}"] = float(np.mean([(x * y).sum(axis=1).mean() for x, y in zip(dist[a], dist[b])]))
     return out
 
 
