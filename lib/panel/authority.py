@@ -26,7 +26,8 @@ Model m picks card i with probability
   t_k a topic factor (the content terms r + ε are divided by it), fitted (:mod:`lib.panel.authority_fit`, stored in
   ``lib/resources/panel_authority_fit.json``) so that the expected flip rate per model and
   instruction, the expected boost rate per model and the pooled flip rate per topic equal the
-  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21). The
+  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21), and a
+  topic noise factor n_k (multiplying τ) for the two topics whose boost rate Table 19 prints. The
   mild instruction's s therefore rises for the three frontier models and mistral (the backfire,
   §5.7) and falls for the others and gpt-4o-mini; the strong one falls for all.
 
@@ -219,6 +220,7 @@ def model_params(seed: int) -> dict[str, dict]:
             "weights": dict(WEIGHTS), "relevance_scale": RELEVANCE_SCALE, "noise_sd": NOISE_SD,
             "shared_reading": SHARED_READING.get(c, 0.0),
             "primacy": PRIMACY, "topic_multiplier": dict(fitted()["topic_multiplier"]),
+            "topic_noise": dict(fitted().get("topic_noise", {})),
             "mention_rate": {v: min(1.0, mu * r) for v, r in MENTION_BY_VARIANT.items()},
             "marker_mix": {k: w for k, w, _ in MARKERS},
             "stray_number_rate": STRAY_RATE_OPEN if opened else 0.0,
@@ -321,13 +323,20 @@ def topic_factor(seed: int, model: str, task: Task) -> float:
     return model_params(seed)[model]["topic_multiplier"].get(topic_of(task), 1.0)
 
 
+def topic_noise(seed: int, model: str, task: Task) -> float:
+    """n_k of the prompt's topic: multiplies τ (picks in that topic are noisier; Table 19 GANs)."""
+    if task.family == "pilot_1n":
+        return 1.0
+    return model_params(seed)[model]["topic_noise"].get(topic_of(task), 1.0)
+
+
 def choice_probabilities(seed: int, model: str, task: Task) -> np.ndarray:
     """Exact choice probabilities over the cards of one authority prompt (display order)."""
     p = model_params(seed)[model]
     a, r = card_terms(seed, task)
     u = (r + card_noise(seed, model, task)) / topic_factor(seed, model, task) + effective_susceptibility(seed, model, task) * a
     u[0] += PRIMACY
-    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"])
+    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"] * topic_noise(seed, model, task))
     e = np.exp(u - u.max())
     return e / e.sum()
 
