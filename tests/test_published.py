@@ -131,7 +131,7 @@ def test_resources_parse_with_expected_shape(ab, at):
         assert df.columns.tolist() == ["paper", "artifact", "row", "column", "published", "unit", "note"]
         assert (df["paper"] == paper).all() and df["artifact"].str.startswith(prefix).all()
         assert not df.duplicated(["artifact", "row", "column"]).any()
-    assert len(ab) == 103 and len(at) == 36
+    assert len(ab) == 131 and len(at) == 36
     assert {"ab-tab1", "ab-tab5", "ab-tab6", "ab-tab7", "ab-tab11", "ab-tab12", "ab-tab13", "ab-tab17"} <= set(ab["artifact"])
     assert {"at-tab2", "at-tab5", "at-fig4", "at-fig6", "at-fig7"} <= set(at["artifact"])
 
@@ -330,7 +330,7 @@ def test_authority_comparison_lines_up_with_the_resource():
     s = out.set_index(["artifact", "row", "column"])
     assert s.loc[("ab-tab5", "flipped", "rate"), "within_tolerance"]           # 0.3941 vs 0.392
     assert not s.loc[("ab-tab5", "boosted", "rate"), "within_tolerance"]       # 0.25 vs 0.217
-    assert len(out) == 103 and out["regenerated"].notna().sum() == 2
+    assert len(out) == 131 and out["regenerated"].notna().sum() == 2
 
 
 # ---- AttriBench mapping ----------------------------------------------------------------------------
@@ -417,7 +417,7 @@ def test_cli_on_an_outputs_folder(tmp_path, capsys):
     assert P.main(["--outputs", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "llmscholarbench: 1 compared of 630 published values, 1 within ±0.005, 629 missing"
-    assert lines[1] == "authority_bias: 5 compared of 103 published values, 5 within ±0.005, 98 missing"
+    assert lines[1] == "authority_bias: 5 compared of 131 published values, 5 within ±0.005, 126 missing"
     assert lines[2] == "attribution_bias: 0 compared of 36 published values, 0 within ±0.005, 36 missing"
     assert sorted(p.name for p in (tmp_path / "comparison").iterdir()) == [
         "attribution_bias.csv", "attribution_bias.md", "authority_bias.csv", "authority_bias.md",

@@ -18,13 +18,16 @@ Model m picks card i with probability
 * r_i: latent content relevance, 1.0·z with z ~ N(0, 1) from sha256(seed, query, title),
   shared by all models (so models agree above chance) and identical across conditions (the
   content is unchanged);
-* ε_m,i ~ N(0, 0.4²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
-  reading of that paper's content, fixed across replicates; π = 0.1 a small primacy bonus;
+* ε_m,i ~ N(0, 0.6²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
+  reading of that paper's content, fixed across replicates; for the three frontier models half of
+  its variance is a reading they share (Appendix G: they agree on 61–63 % of selections, the only
+  pairs above 60 %, against a 43.9 % mean, Table 8); π = 0.1 a small primacy bonus;
 * s_m,v: susceptibility of model m under instruction v, τ_m the model's choice temperature and
   t_k a topic factor (the content terms r + ε are divided by it), fitted (:mod:`lib.panel.authority_fit`, stored in
   ``lib/resources/panel_authority_fit.json``) so that the expected flip rate per model and
   instruction, the expected boost rate per model and the pooled flip rate per topic equal the
-  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21). The
+  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21), and a
+  topic noise factor n_k (multiplying τ) for the two topics whose boost rate Table 19 prints. The
   mild instruction's s therefore rises for the three frontier models and mistral (the backfire,
   §5.7) and falls for the others and gpt-4o-mini; the strong one falls for all.
 
@@ -65,7 +68,12 @@ FIT_FILE = "panel_authority_fit.json"
 
 _STD_NORMAL = NormalDist()
 RELEVANCE_SCALE = 1.0
-NOISE_SD = 0.4
+#: Spread of a model's own reading ε and, for the frontier cohort, the share of its variance they
+#: have in common: with these the expected selection agreement over the 250 synthetic queries is
+#: 0.44 (Table 8: 43.9 %) and the three frontier pairs 0.62–0.64 (Appendix G: 61.0–63.0 %), all
+#: other pairs under 0.50 (tests/test_panel_calibration.py holds them).
+NOISE_SD = 0.6
+SHARED_READING = {"frontier": 0.5}
 PRIMACY = 0.1
 STRAY_RATE_OPEN = 0.04
 NO_NUMBER_RATE_OPEN = 0.009
@@ -210,7 +218,9 @@ def model_params(seed: int) -> dict[str, dict]:
             "susceptibility_by_instruction": s,
             "tau": float(f["tau"]),
             "weights": dict(WEIGHTS), "relevance_scale": RELEVANCE_SCALE, "noise_sd": NOISE_SD,
+            "shared_reading": SHARED_READING.get(c, 0.0),
             "primacy": PRIMACY, "topic_multiplier": dict(fitted()["topic_multiplier"]),
+            "topic_noise": dict(fitted().get("topic_noise", {})),
             "mention_rate": {v: min(1.0, mu * r) for v, r in MENTION_BY_VARIANT.items()},
             "marker_mix": {k: w for k, w, _ in MARKERS},
             "stray_number_rate": STRAY_RATE_OPEN if opened else 0.0,
@@ -265,7 +275,14 @@ def card_noise(seed: int, model: str, task: Task) -> np.ndarray:
     content in the main experiment, of the whole card in a 1:N pilot prompt (one content)."""
     query = task.detail.get("query", "")
     key = (lambda c: hashlib.sha256(repr(c).encode("utf-8")).hexdigest()) if task.family == "pilot_1n" else _card_text
-    return np.array([NOISE_SD * _normal(seed, "perception", model, query, key(c)) for c in task.detail["cards"]])
+    keys = [key(c) for c in task.detail["cards"]]
+    own = np.array([_normal(seed, "perception", model, query, k) for k in keys])
+    c = cohort(model)
+    rho = SHARED_READING.get(c, 0.0)
+    if not rho:
+        return NOISE_SD * own
+    shared = np.array([_normal(seed, "perception", f"cohort:{c}", query, k) for k in keys])
+    return NOISE_SD * (np.sqrt(rho) * shared + np.sqrt(1.0 - rho) * own)
 
 
 #: 1:N pilot prompts (one paper's content on every card) are outside the main-experiment fit;
@@ -306,13 +323,20 @@ def topic_factor(seed: int, model: str, task: Task) -> float:
     return model_params(seed)[model]["topic_multiplier"].get(topic_of(task), 1.0)
 
 
+def topic_noise(seed: int, model: str, task: Task) -> float:
+    """n_k of the prompt's topic: multiplies τ (picks in that topic are noisier; Table 19 GANs)."""
+    if task.family == "pilot_1n":
+        return 1.0
+    return model_params(seed)[model]["topic_noise"].get(topic_of(task), 1.0)
+
+
 def choice_probabilities(seed: int, model: str, task: Task) -> np.ndarray:
     """Exact choice probabilities over the cards of one authority prompt (display order)."""
     p = model_params(seed)[model]
     a, r = card_terms(seed, task)
     u = (r + card_noise(seed, model, task)) / topic_factor(seed, model, task) + effective_susceptibility(seed, model, task) * a
     u[0] += PRIMACY
-    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"])
+    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"] * topic_noise(seed, model, task))
     e = np.exp(u - u.max())
     return e / e.sum()
 

@@ -14,7 +14,9 @@ reads them with its own parser, so nothing of the analysis is imported), the fit
 * τ_m (choice temperature) so that the expected boost rate, averaged over the instructions,
   equals B_m: boosts are mostly sampling noise (lift 1.06×, §5.5), flips mostly authority;
 * a factor t_k per topic (dividing the content terms) so that the pooled flip rate of topic k equals its Table 19
-  value (topics the text does not print share the remaining mean).
+  value (topics the text does not print share the remaining mean); for the two topics whose boost
+  rate Table 19's caption prints, also a noise factor n_k (multiplying τ, ≤ TOPIC_NOISE_MAX) so
+  that their pooled boost rate reaches it (t_k re-solved for the flip rate at each n_k).
 
 Everything is exact enumeration over the prompts (no sampling). ``python -m lib.panel.authority_fit
 PROMPTS.parquet`` refits and writes ``lib/resources/panel_authority_fit.json``; the test module
@@ -45,6 +47,10 @@ CONDITIONS = ("original", "flipped", "boosted")
 #: content, so there the choice is softmax(s·A/τ) alone and saturates for small τ).
 TAU_FLOOR = 0.1
 VARIANTS = ("none", "mild", "strong")
+#: Largest topic noise factor (τ multiplier) the fit may use: a boost rate above the topic's flip
+#: rate (GANs, 29.8 % vs 28.4 %) is out of the panel's reach, as a swap changes more cards than a
+#: boost; near this bound a topic's picks are mostly sampling noise.
+TOPIC_NOISE_MAX = 8.0
 _INSTRUCTION = {"baseline": "none", "anti_authority": "mild", "content_first": "strong",
                 "none": "none", "mild": "mild", "strong": "strong"}
 
@@ -103,6 +109,11 @@ def model_flip_targets(models) -> dict[str, dict[str, float]]:
     return out
 
 
+def topic_boost_targets(topics) -> dict[str, float]:
+    """The topics whose boost rate Table 19's caption prints (Explainable AI, GANs), as fractions."""
+    return {k: v / 100 for k in topics if (v := _t(k, "topic_boost_rate")) is not None}
+
+
 def topic_targets(topics) -> dict[str, float]:
     other = _t("other topics", "topic_flip_rate")
     return {k: (_t(k, "topic_flip_rate") or other) / 100 for k in topics}
@@ -150,18 +161,23 @@ class PromptArrays:
             self._eps[model] = out
         return self._eps[model]
 
-    def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
-        """Parse-folded choice distributions, one row per query (t: per-query topic factor)."""
+    def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray,
+                 noise: np.ndarray | None = None) -> np.ndarray:
+        """Parse-folded choice distributions, one row per query (t: per-query topic factor,
+        ``noise``: per-query topic noise factor multiplying τ, 1 if None)."""
         u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * self.A[cond]) / tau
         u[:, 0] += au.PRIMACY / tau
+        if noise is not None:
+            u = u / noise[:, None]
         u -= u.max(axis=1, keepdims=True)
         p = np.exp(u)
         p /= p.sum(axis=1, keepdims=True)
         return au.observed_from_choice(model, p)
 
-    def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray) -> np.ndarray:
+    def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray,
+               noise: np.ndarray | None = None) -> np.ndarray:
         """Per query: expected P(pick differs) between original and ``manip`` (independent draws)."""
-        po, pm = self.observed(model, "original", s, tau, t), self.observed(model, manip, s, tau, t)
+        po, pm = self.observed(model, "original", s, tau, t, noise), self.observed(model, manip, s, tau, t, noise)
         return 1.0 - (po * pm).sum(axis=1)
 
 
@@ -187,56 +203,94 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
     tgt = model_flip_targets(models)
     topics = sorted(set(arr.topic))
     ttgt = topic_targets(topics)
+    btgt = topic_boost_targets(topics)
     mult = {k: 1.0 for k in topics}
+    noise = {k: 1.0 for k in topics}
     params: dict[str, dict] = {}
+    heads = [m for m in models if m != "gpt-4o-mini"]
     for _ in range(rounds):
         tq = np.array([mult[k] for k in arr.topic])
+        nq = np.array([noise[k] for k in arr.topic])
         for m in models:
             def solve_s(tau, v):
-                return _bisect(lambda s: arr.change(m, "flipped", s, tau, tq).mean(), 0.0, 30.0, tgt[m][v])
+                return _bisect(lambda s: arr.change(m, "flipped", s, tau, tq, nq).mean(), 0.0, 30.0, tgt[m][v])
 
             def boost(tau):
-                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v), tau, tq).mean() for v in VARIANTS]))
+                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v), tau, tq, nq).mean() for v in VARIANTS]))
 
             tau = _bisect(boost, TAU_FLOOR, 3.0, tgt[m]["boost"], n=25, log=True)
             params[m] = {"tau": tau, "s": {v: solve_s(tau, v) for v in VARIANTS}}
         for k in topics:
             sel = arr.topic == k
 
-            def pooled(x, sel=sel):
-                tq2 = np.where(sel, x, tq)
-                return float(np.mean([arr.change(m, "flipped", params[m]["s"][v], params[m]["tau"], tq2)[sel].mean()
-                                      for m in models if m != "gpt-4o-mini" for v in VARIANTS]))
-            mult[k] = _bisect(pooled, 0.05, 20.0, ttgt[k], n=30, log=True)
+            def pooled(x, z=1.0, manip="flipped", sel=sel):
+                tq2, nq2 = np.where(sel, x, tq), np.where(sel, z, nq)
+                return float(np.mean([arr.change(m, manip, params[m]["s"][v], params[m]["tau"], tq2, nq2)[sel].mean()
+                                      for m in heads for v in VARIANTS]))
+
+            def solve_t(z, k=k):
+                return _bisect(lambda x: pooled(x, z), 0.05, 20.0, ttgt[k], n=30, log=True)
+            if k in btgt:            # Table 19 prints this topic's boost rate too
+                noise[k] = _bisect(lambda z: pooled(solve_t(z), z, "boosted"), 1.0, TOPIC_NOISE_MAX, btgt[k], n=20, log=True)
+            mult[k] = solve_t(noise[k])
         norm = float(np.mean([mult[k] for k in arr.topic]))
         mult = {k: v / norm for k, v in mult.items()}
-    return {"seed": seed, "queries": len(arr.queries), "models": params, "topic_multiplier": mult,
+    return {"seed": seed, "queries": len(arr.queries), "models": params, "topic_multiplier": mult, "topic_noise": noise,
             "note": "fitted by lib.panel.authority_fit.fit on the main-experiment prompts of the synthetic "
                     "corpus (lib.authority) at this seed; targets lib/resources/panel_authority_targets.csv"}
 
 
+def boosted_cards(arr: PromptArrays) -> np.ndarray:
+    """Per query and display position: 1 where the boosted prompt's card differs from the original
+    one (the inflated paper; the content is the same, only its metadata changed)."""
+    out = np.zeros((len(arr.queries), arr.n))
+    for i, q in enumerate(arr.queries):
+        for j, (a, b) in enumerate(zip(arr.tasks[(q, "original")].detail["cards"], arr.tasks[(q, "boosted")].detail["cards"])):
+            out[i, j] = float(a != b)
+    return out
+
+
 def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) -> dict:
     """Expected observed rates of the stored (or given) fit over a prompt set, by exact enumeration:
-    per model flip per variant, boost (mean over variants), per topic pooled flip (headline models)."""
+    per model flip per variant, boost (mean over variants), the boosted-pick rate (P(pick the
+    boosted paper) over the boosted cells that have one, §5.5) and its chance rate; per topic the
+    pooled flip (headline models); per pair of headline models the selection agreement
+    Σ_j p_a,j·p_b,j averaged over queries, instructions and conditions (Table 8, independent draws)."""
     arr = PromptArrays(seed, rows)
     fitted = fitted or au.fitted()
     mult = fitted["topic_multiplier"]
     tq = np.array([mult.get(k, 1.0) for k in arr.topic])
-    out: dict = {"models": {}, "topics": {}}
+    nq = np.array([fitted.get("topic_noise", {}).get(k, 1.0) for k in arr.topic])
+    boosted = boosted_cards(arr)
+    has = boosted.sum(axis=1) > 0
+    out: dict = {"models": {}, "topics": {}, "agreement": {}, "boost_chance": float(boosted.sum() / boosted.size)}
     per_topic: dict[str, list] = {}
+    per_topic_boost: dict[str, list] = {}
+    dist: dict[str, list] = {}
     for m, p in fitted["models"].items():
-        rates = {}
+        rates, picks = {}, []
         for v in VARIANTS:
-            fl = arr.change(m, "flipped", p["s"][v], p["tau"], tq)
+            obs = {c: arr.observed(m, c, p["s"][v], p["tau"], tq, nq) for c in CONDITIONS}
+            fl = 1.0 - (obs["original"] * obs["flipped"]).sum(axis=1)
             rates[v] = float(fl.mean())
-            rates[f"boost_{v}"] = float(arr.change(m, "boosted", p["s"][v], p["tau"], tq).mean())
+            rates[f"boost_{v}"] = float((1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)).mean())
+            picks.append(float((obs["boosted"] * boosted).sum(axis=1)[has].mean()))
+            dist.setdefault(m, []).extend(obs[c] for c in CONDITIONS)
             if m != "gpt-4o-mini":
+                bo = 1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)
                 for k in set(arr.topic):
                     per_topic.setdefault(k, []).append(float(fl[arr.topic == k].mean()))
+                    per_topic_boost.setdefault(k, []).append(float(bo[arr.topic == k].mean()))
         rates["flip"] = float(np.mean([rates[v] for v in VARIANTS]))
         rates["boost"] = float(np.mean([rates[f"boost_{v}"] for v in VARIANTS]))
+        rates["boost_pick"] = float(np.mean(picks))
         out["models"][m] = rates
     out["topics"] = {k: float(np.mean(v)) for k, v in per_topic.items()}
+    out["topic_boosts"] = {k: float(np.mean(v)) for k, v in per_topic_boost.items()}
+    head = [m for m in fitted["models"] if m != "gpt-4o-mini"]
+    for i, a in enumerate(head):
+        for b in head[i + 1:]:
+            out["agreement"][f"{a} vs {b}"] = float(np.mean([(x * y).sum(axis=1).mean() for x, y in zip(dist[a], dist[b])]))
     return out
 
 
