@@ -161,10 +161,13 @@ def test_panel_derives_own_models_from_their_groups(example):
         fit = authority.fitted()["models"]
         open_fit = [fit[m]["tau"] for m in fit if authority.cohort(m) == "open"]
         assert authority.model_params(example.seed)[OWN]["tau"] == pytest.approx(sum(open_fit) / len(open_fit))
-        together = [attribution._target(m) for m, q in all_profiles().items()
-                    if "attribution_bias" in q.papers and not q.own and q.family == "providers"]
-        assert attribution.model_params(example.seed)[OWN]["target_direct_accuracy"] == pytest.approx(
-            sum(together) / len(together))
+        for d in ("intersectional", "multirace"):      # the family's mean published/placed direct accuracy
+            fam = [attribution._t(m, d, "direct_accuracy") for m, q in all_profiles().items()
+                   if "attribution_bias" in q.papers and not q.own and q.family == "providers"]
+            assert attribution.model_params(example.seed)[OWN]["target_direct_accuracy"][d] == pytest.approx(
+                sum(fam) / len(fam))
+            assert attribution.dataset_rate(attribution.model_params(example.seed)[OWN], d, "direct", False) == \
+                pytest.approx(sum(fam) / len(fam), abs=0.005)
         first = latent.lsb_models(example.seed)[OWN]
         status, _, body = Panel(example.seed).complete({"model": "qwen3-8b-ollama", "messages": [
             {"role": "user", "content": "hello"}]})
