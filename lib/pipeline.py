@@ -37,7 +37,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib import artifacts, claims, config, manifest, paths
+from lib import artifacts, claims, config, manifest, paths, rawsource
 
 KERNEL = "llm-audit-companion"
 # What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
@@ -448,6 +448,13 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     if problems:
         print("folder error:\n" + "\n".join(problems), file=out)
         return 2
+    try:        # never resume answers of another source (lib.rawsource)
+        moved = rawsource.check(prof)
+    except rawsource.RawSourceError as exc:
+        print(f"raw store error:\n{exc}", file=out)
+        return 2
+    if moved:
+        print(moved, file=out, flush=True)
     selected = select(only)
     secrets = config.secret_values(prof)
     run_id = uuid.uuid4().hex[:12]
