@@ -11,6 +11,7 @@ source stays the same, and wrong when it changed:
   would let synthetic answers stand behind a real label or the reverse, so the run stops and says
   what to do. Real answers are paid for and are never moved by the companion.
 
+A store without the record (made before it existed) is taken as an earlier panel's.
 ``outputs/raw/SOURCE.json`` records the kind and, for the panel, a fingerprint of everything its
 answers depend on (``lib/panel``, ``lib/resources``, ``lib/groundtruth``, the seed, the world size
 and the profile's own models).
@@ -65,11 +66,12 @@ def check(prof, raw: Path | None = None, out=None) -> str | None:
     want = source_of(prof)
     f = raw / FILE
     has_answers = raw.is_dir() and any(p.name != FILE for p in raw.iterdir())
-    if not f.is_file():
+    if not f.is_file() and not (has_answers and want["kind"] == "panel"):
         raw.mkdir(parents=True, exist_ok=True)
         f.write_text(json.dumps(want, indent=1))
         return None
-    have = json.loads(f.read_text())
+    # a store from before SOURCE.json: its source is unknown, so a panel run does not resume it
+    have = json.loads(f.read_text()) if f.is_file() else {"kind": "panel", "fingerprint": "unknown"}
     if have == want:
         return None
     if have.get("kind") != want["kind"] and has_answers:
@@ -83,7 +85,8 @@ def check(prof, raw: Path | None = None, out=None) -> str | None:
         shutil.move(str(raw), dest)
         raw.mkdir(parents=True)
         (raw / FILE).write_text(json.dumps(want, indent=1))
-        return (f"the embedded panel changed since {raw} was collected (code, resources, world or seed): its "
-                f"answers were moved to {dest} and are collected anew")
+        why = ("holds answers of unrecorded origin" if have.get("fingerprint") == "unknown" else
+               "was collected from another embedded panel (its code, resources, world or seed changed)")
+        return f"{raw} {why}: they were moved to {dest} and are collected anew"
     f.write_text(json.dumps(want, indent=1))
     return None

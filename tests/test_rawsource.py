@@ -34,7 +34,7 @@ def test_a_changed_panel_moves_its_old_answers_aside(tmp_path, quick):
     _store(raw)
     other = quick.model_copy(update={"seed": quick.seed + 1})      # another seed: other panel answers
     msg = rawsource.check(other, raw)
-    assert msg and "moved to" in msg
+    assert msg and "another embedded panel" in msg and "moved to" in msg
     moved = [p for p in tmp_path.iterdir() if p.name.startswith("raw.superseded-")]
     assert len(moved) == 1 and (moved[0] / "baseline" / "shard-0.jsonl").is_file()     # kept, not deleted
     assert sorted(p.name for p in raw.iterdir()) == [rawsource.FILE]
@@ -66,3 +66,15 @@ def test_an_empty_store_takes_any_source(tmp_path, quick):
     assert rawsource.source_of(release) == {"kind": "release"}
     assert rawsource.check(release, raw) is None
     assert json.loads((raw / rawsource.FILE).read_text()) == {"kind": "release"}
+
+
+def test_a_store_of_unrecorded_origin_is_not_resumed_by_the_panel(tmp_path, quick):
+    raw = tmp_path / "raw"
+    _store(raw)                                   # made before SOURCE.json existed
+    assert "unrecorded origin" in rawsource.check(quick, raw)
+    assert sorted(p.name for p in raw.iterdir()) == [rawsource.FILE]
+    raw2 = tmp_path / "raw2"
+    _store(raw2)                                  # a real endpoint keeps it: real answers are never moved
+    real = quick.model_copy(update={"synthetic": "mixed",
+                                    "llm": quick.llm.model_copy(update={"base_url": "http://localhost:11434/v1"})})
+    assert rawsource.check(real, raw2) is None and (raw2 / "baseline" / "shard-0.jsonl").is_file()
