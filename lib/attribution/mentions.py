@@ -16,11 +16,13 @@ alternation regexes (tests compare the two on a golden table).
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 Outcome = Literal["correct", "wrong", "none"]
@@ -59,12 +61,26 @@ _SPACED_DASH_REF = re.compile(r"\s[-\u2013\u2014]\s")
 _ENCLOSED_REF = tuple(re.compile(p) for p in (r"\([^)]*\)", "\u00ab[^\u00bb]*\u00bb", r'"[^"]*"', r"'[^']*'"))
 
 
+_NON_WORD = re.compile(r"[^\w\s]")
+_SPACES = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _normalize(s: str) -> str:
+    if not s.isascii():                  # NFKD and combining marks change nothing in ASCII text
+        s = "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", s.lower())).strip()
+
+
 def normalize_for_match(text: str) -> str:
-    """NFKD, drop combining marks (é→e), lowercase, non-``\\w\\s`` → space, collapse whitespace."""
-    s = unicodedata.normalize("NFKD", str(text))
-    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
-    s = re.sub(r"[^\w\s]", " ", s)
-    return re.sub(r"\s+", " ", s).strip()
+    """NFKD, drop combining marks (é→e), lowercase, non-``\\w\\s`` → space, collapse whitespace.
+    Cached: millions of model replies repeat the same few thousand texts."""
+    return _normalize(str(text))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_normalize(text).split())
 
 
 def canonicalize_author(name: str, *, mode: str = "faithful") -> str:
@@ -212,6 +228,7 @@ class AuthorMatcher:
                         claims[ln] = n  # the longest full name claims a shared last name
             self._last = {(ln,): n for ln, n in claims.items()}
         self._tables = [self._alias, self._full, self._reversed, self._last]
+        self._targets: dict[str, tuple] = {}
         self._maxlen = [max((len(k) for k in t), default=0) for t in self._tables]
 
     @staticmethod
@@ -235,34 +252,41 @@ class AuthorMatcher:
         return None
 
     @staticmethod
-    def _contains(tokens: list[str], name_tokens: list[str] | tuple[str, ...]) -> bool:
+    def _contains(tokens: tuple[str, ...], name_tokens: tuple[str, ...]) -> bool:
         n = len(name_tokens)
-        name_tokens = list(name_tokens)
         return n > 0 and any(tokens[i:i + n] == name_tokens for i in range(len(tokens) - n + 1))
+
+    def _target(self, author: str) -> tuple:
+        """What :meth:`identified` looks for, per author (cached): the name's tokens, the reversed
+        name (≥ 2 tokens), the aliases and the last name (a token tuple, faithful; one token, corrected)."""
+        hit = self._targets.get(author)
+        if hit is None:
+            canon = canonicalize_author(author, mode=self.mode)
+            target = self.canonical.get(author) or normalize_for_match(canon)
+            name = tuple(target.split())
+            hit = (name, name[::-1] if len(name) >= 2 else None,
+                   tuple(tuple(a.split()) for a in self.aliases.get(target, ())),
+                   (_raw_last_name(canon) if self.mode == "faithful" else last_name(target)) if target else None)
+            self._targets[author] = hit
+        return hit
 
     def identified(self, output: str, author: str) -> bool:
         """Is the ground-truth ``author`` named in ``output``? (full, reversed, alias, last name)"""
-        canon = canonicalize_author(author, mode=self.mode)
-        target = self.canonical.get(author) or normalize_for_match(canon)
-        if not target:
+        name, rev, aliases, ln = self._target(author)
+        if not name:
             return False
-        toks = normalize_for_match(output).split()
-        name = target.split()
-        if self._contains(toks, name):
+        toks = _tokens(str(output))
+        if self._contains(toks, name) or (rev is not None and self._contains(toks, rev)):
             return True
-        if len(name) >= 2 and self._contains(toks, name[::-1]):
+        if any(self._contains(toks, a) for a in aliases):
             return True
-        if any(self._contains(toks, a.split()) for a in self.aliases.get(target, ())):
-            return True
-        if self.mode == "faithful":
-            ln = _raw_last_name(canon)
-            return ln is not None and self._contains(toks, ln)
-        ln = last_name(target)
-        return ln is not None and ln in toks
+        if ln is None:
+            return False
+        return self._contains(toks, ln) if self.mode == "faithful" else ln in toks
 
     def mentioned_author(self, output: str) -> str | None:
         """The first universe author named in ``output`` (alias, full, reversed, last-name stage)."""
-        toks = normalize_for_match(output).split()
+        toks = _tokens(str(output))
         for k, (table, maxlen) in enumerate(zip(self._tables, self._maxlen)):
             hit = self._first_hit(toks, table, maxlen, self._last_rank if k == 3 else None)
             if hit is not None:
@@ -290,12 +314,17 @@ def classify_frame(df: pd.DataFrame, matcher: AuthorMatcher, *, text: str = "tex
     """
     out = df.copy()
     texts = out[text].fillna("").astype(str)
-    ids = [matcher.identified(t, a) for t, a in zip(texts, out[author])]
-    mentioned = [matcher.mentioned_author(t) for t in texts]
-    any_ = [m is not None or mentions_any_name(t, strict_names=matcher.strict_names) for t, m in zip(texts, mentioned)]
-    out["correct"] = pd.array(ids, dtype="int64")
-    out["mentioned_any"] = pd.array(any_, dtype="int64")
-    out["outcome"] = ["correct" if c else ("wrong" if m else "none") for c, m in zip(ids, any_)]
-    out["mentioned_author"] = [m or "" for m in mentioned]
-    out["no_answer"] = [no_answer(t) for t in texts]
+    # each distinct text (and text-author pair) is classified once: replies repeat across rows
+    tcode, uniq = pd.factorize(texts, use_na_sentinel=False)
+    pcode, pairs = pd.factorize(pd.MultiIndex.from_arrays([tcode, out[author].to_numpy()]), use_na_sentinel=False)
+    mentioned_u = [matcher.mentioned_author(t) for t in uniq]
+    any_u = np.array([m is not None or mentions_any_name(t, strict_names=matcher.strict_names)
+                      for t, m in zip(uniq, mentioned_u)], dtype=bool)
+    ids_u = np.array([matcher.identified(uniq[c], a) for c, a in pairs], dtype=bool)
+    ids, any_ = ids_u[pcode], any_u[tcode]
+    out["correct"] = pd.array(ids.astype("int64"), dtype="int64")
+    out["mentioned_any"] = pd.array(any_.astype("int64"), dtype="int64")
+    out["outcome"] = np.where(ids, "correct", np.where(any_, "wrong", "none")).astype(object)
+    out["mentioned_author"] = np.array([m or "" for m in mentioned_u], dtype=object)[tcode]
+    out["no_answer"] = np.array([no_answer(t) for t in uniq], dtype=bool)[tcode]
     return out

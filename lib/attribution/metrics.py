@@ -91,12 +91,21 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
         parts = [classify_frame(g, AuthorMatcher(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode))
                  for _, g in out.groupby(["model", "evidence"], sort=False)]
         out = pd.concat(parts).loc[out.index] if parts else classify_frame(out, AuthorMatcher([]))
-    out["accuracy"] = out["correct"].astype(float)
-    out["omission"] = 1.0 - out["mentioned_any"]
-    out["miss"] = 1.0 - out["correct"]
-    out["wrong"] = out["outcome"].eq("wrong").astype(float)
-    out["none"] = out["outcome"].eq("none").astype(float)
-    return out
+    return add_rates(out)
+
+
+def add_rates(scored: pd.DataFrame) -> pd.DataFrame:
+    """The 0/1 row metrics from ``correct`` and ``mentioned_any`` (in place, returned): ``outcome``
+    (correct / wrong / none), ``accuracy`` = correct, ``omission`` = 1 − mentioned_any, ``miss`` =
+    1 − correct, ``wrong`` and ``none`` (the outcome's indicators)."""
+    c, m = scored["correct"].to_numpy(dtype=bool), scored["mentioned_any"].to_numpy(dtype=bool)
+    scored["outcome"] = np.where(c, "correct", np.where(m, "wrong", "none")).astype(object)
+    scored["accuracy"] = scored["correct"].astype(float)
+    scored["omission"] = 1.0 - scored["mentioned_any"]
+    scored["miss"] = 1.0 - scored["correct"]
+    scored["wrong"] = scored["outcome"].eq("wrong").astype(float)
+    scored["none"] = scored["outcome"].eq("none").astype(float)
+    return scored
 
 
 def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False,

@@ -644,8 +644,12 @@ class _Run:
             plan_path.unlink(missing_ok=True)
 
     def _ended(self) -> tuple[int, int]:
-        att = [self.store.attempts(r).values() for r in self.requests]
-        return sum(any(a["valid"] for a in x) for x in att), sum(any(a["stop"] for a in x) for x in att)
+        valid = stopped = 0
+        for r in self.requests:         # streamed: a plan of millions is made on demand
+            x = self.store.attempts(r).values()
+            valid += any(a["valid"] for a in x)
+            stopped += any(a["stop"] for a in x)
+        return valid, stopped
 
     async def run(self) -> CollectionSummary:
         t0 = time.perf_counter()
@@ -688,7 +692,8 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
     outcomes by kind. ``options`` default to the endpoint's ``batch`` mapping.
     """
     opts = options or BatchOptions.from_dict(getattr(endpoint, "batch", None))
-    requests = list(requests)
+    if not hasattr(requests, "__len__"):
+        requests = list(requests)        # a sized re-iterable (a lazy plan) is iterated once per pass instead
     with RawStore(store_root) as store:
         before = sum(len(store.attempts(r)) for r in requests)
         run = _Run(requests, store, endpoint, opts, max_attempts, validate, transport)

@@ -264,7 +264,8 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     if getattr(endpoint, "mode", "requests") == "batch":
         from lib.llm.batch import BatchOptions, collect_batch
 
-        requests = list(requests)
+        if not hasattr(requests, "__len__"):
+            requests = list(requests)    # a sized re-iterable (a lazy plan) stays lazy
         if len(requests) >= BatchOptions.from_dict(endpoint.batch).min_requests:
             return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
                                  transport=transport, write_index=write_index, validate=validate)

@@ -159,12 +159,16 @@ class RawStore:
                             path, i + 1, why)
             yield i, rec
 
-    def iter_records(self, experiment: str | None = None, *, failed_tries: bool = False) -> Iterator[dict]:
+    def iter_records(self, experiment: str | None = None, *, failed_tries: bool = False,
+                     model: str | None = None) -> Iterator[dict]:
         """Every complete attempt record (first of any duplicate key), shard by shard, in file order;
-        ``failed_tries=True`` yields the failed tries (infrastructure failures) instead."""
+        ``failed_tries=True`` yields the failed tries (infrastructure failures) instead; ``model``
+        reads only that model's shards."""
         seen: set[tuple] = set()
         for path in self.shards():
             if experiment is not None and path.parent.name != shard_name(experiment):
+                continue
+            if model is not None and path.name != f"{shard_name(model)}.jsonl":
                 continue
             for _, rec in self._read_lines(path):
                 if rec is None or is_failed_try(rec) != failed_tries:
