@@ -354,7 +354,7 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
         if s.api_error_attempts == 0 and s.already_complete == 0:
             break                      # everything sent in this pass was answered
     if write_index and total.attempts_written:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     return total
 
 

@@ -704,7 +704,7 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
         summary.attempts_written = sum(len(store.attempts(r)) for r in requests) - before
         _check(summary, store, requests, max_attempts)
     if write_index:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     log.info("batch collection: %s", summary.line())
     check_complete(summary, endpoint)
     return summary
@@ -773,7 +773,7 @@ def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
         for fh in handles.values():
             fh.close()
     if write_index and rep.stored:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     return rep
 
 

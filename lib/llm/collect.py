@@ -275,11 +275,11 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
                                               transport=transport, validate=validate))
     except CollectionError as e:
         if write_index:
-            RawStore(store_root).write_index()
+            RawStore(store_root).write_index(read=False)
         log.error("collection stopped: %s", e)
         raise
     if write_index:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     log.info("collection: %s", summary.line())
     if summary.quarantined:
         log.warning("raw store %s: %d malformed lines were moved to %s", store.root, summary.quarantined,

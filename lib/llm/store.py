@@ -349,33 +349,30 @@ class RawStore:
     def _sizes(self) -> dict[str, int]:
         return {str(p.relative_to(self.root)): p.stat().st_size for p in self.shards()}
 
-    def write_index(self):
-        """Rebuild ``index.parquet`` from the shards (atomically) and return it as a DataFrame."""
+    def _index_frame(self, path: Path):
+        """The index rows of one shard (first of any duplicate attempt key; a key has one shard)."""
         import pandas as pd
-        import pyarrow as pa
-        import pyarrow.parquet as pq
 
+        rel = str(path.relative_to(self.root))
         rows, seen = [], set()
-        for path in self.shards():
-            rel = str(path.relative_to(self.root))
-            for line, rec in self._read_lines(path):
-                if rec is None or is_failed_try(rec) or attempt_key(rec) in seen:
-                    continue
-                seen.add(attempt_key(rec))
-                usage = rec.get("usage") or {}
-                err = rec.get("error") or {}
-                rows.append({**{k: rec.get(k) for k in ATTEMPT_KEYS}, "request_id": rec.get("request_id"),
-                             "shard": rel, "line": line, "status": rec.get("status"),
-                             "http_status": rec.get("http_status"), "error_kind": err.get("kind"),
-                             "tries": rec.get("tries"), "valid": bool((rec.get("validation") or {}).get("is_valid")),
-                             "stop": bool(rec.get("stop")), "served_model": rec.get("served_model"),
-                             "provider": rec.get("provider"), "system_fingerprint": rec.get("system_fingerprint"),
-                             "prompt_tokens": usage.get("prompt_tokens"),
-                             "completion_tokens": usage.get("completion_tokens"),
-                             "total_tokens": usage.get("total_tokens"), "latency_s": rec.get("latency_s"),
-                             "started_at": rec.get("started_at"), "finished_at": rec.get("finished_at"),
-                             "prompt_sha256": rec.get("prompt_sha256"),
-                             "batch_id": rec.get("batch_id"), "custom_id": rec.get("custom_id")})
+        for line, rec in self._read_lines(path):
+            if rec is None or is_failed_try(rec) or attempt_key(rec) in seen:
+                continue
+            seen.add(attempt_key(rec))
+            usage = rec.get("usage") or {}
+            err = rec.get("error") or {}
+            rows.append({**{k: rec.get(k) for k in ATTEMPT_KEYS}, "request_id": rec.get("request_id"),
+                         "shard": rel, "line": line, "status": rec.get("status"),
+                         "http_status": rec.get("http_status"), "error_kind": err.get("kind"),
+                         "tries": rec.get("tries"), "valid": bool((rec.get("validation") or {}).get("is_valid")),
+                         "stop": bool(rec.get("stop")), "served_model": rec.get("served_model"),
+                         "provider": rec.get("provider"), "system_fingerprint": rec.get("system_fingerprint"),
+                         "prompt_tokens": usage.get("prompt_tokens"),
+                         "completion_tokens": usage.get("completion_tokens"),
+                         "total_tokens": usage.get("total_tokens"), "latency_s": rec.get("latency_s"),
+                         "started_at": rec.get("started_at"), "finished_at": rec.get("finished_at"),
+                         "prompt_sha256": rec.get("prompt_sha256"),
+                         "batch_id": rec.get("batch_id"), "custom_id": rec.get("custom_id")})
         df = pd.DataFrame(rows, columns=list(self.INDEX_COLUMNS))
         for c in ("http_status", "tries", "prompt_tokens", "completion_tokens", "total_tokens"):
             df[c] = df[c].astype("Int64")
@@ -383,15 +380,51 @@ class RawStore:
             df[c] = df[c].astype("float64")
         for c in ("replicate", "attempt", "line"):
             df[c] = df[c].astype("int64")
-        table = pa.Table.from_pandas(df, preserve_index=False)
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
-                                               b"shard_bytes": json.dumps(self._sizes()).encode()})
+        for c in ("valid", "stop"):
+            df[c] = df[c].astype(bool)
+        return df
+
+    def _index_schema(self):
+        import pyarrow as pa
+
+        ints = {"replicate", "attempt", "line", "http_status", "tries", "prompt_tokens", "completion_tokens",
+                "total_tokens"}
+        return pa.schema([(c, pa.int64() if c in ints else pa.float64() if c in ("temperature", "latency_s")
+                           else pa.bool_() if c in ("valid", "stop") else pa.string()) for c in self.INDEX_COLUMNS])
+
+    def write_index(self, *, read: bool = True):
+        """Rebuild ``index.parquet`` from the shards (atomically, shard by shard: a store of
+        millions of records is never in memory) and return it as a DataFrame (``read=False``: None)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self.root.mkdir(parents=True, exist_ok=True)
         out = self.root / INDEX_NAME
         tmp = out.with_name(f".{INDEX_NAME}.{os.getpid()}.tmp")
-        pq.write_table(table, tmp)
+        sizes = self._sizes()
+        schema, writer = self._index_schema(), None
+        try:
+            for path in self.shards() or [None]:
+                df = self._index_frame(path) if path is not None else self._index_frame_empty()
+                table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+                if writer is None:      # the first shard's pandas metadata (Int64 columns) and the sizes
+                    schema = table.schema.with_metadata({**(table.schema.metadata or {}),
+                                                         b"shard_bytes": json.dumps(sizes).encode()})
+                    writer = pq.ParquetWriter(tmp, schema)
+                writer.write_table(table.replace_schema_metadata(schema.metadata))
+        finally:
+            if writer is not None:
+                writer.close()
         os.replace(tmp, out)
-        return df
+        return pq.read_table(out).to_pandas() if read else None
+
+    def _index_frame_empty(self):
+        import pandas as pd
+        df = pd.DataFrame(columns=list(self.INDEX_COLUMNS))
+        return df.astype({**{c: "Int64" for c in ("http_status", "tries", "prompt_tokens", "completion_tokens",
+                                                  "total_tokens")},
+                          "temperature": "float64", "latency_s": "float64", "replicate": "int64", "attempt": "int64",
+                          "line": "int64", "valid": bool, "stop": bool})
 
     def index(self):
         """The parquet index, rebuilt first if any shard changed since it was written."""
