@@ -141,7 +141,8 @@ def mentions_any_name(raw_output: str, *, strict_names: bool = False) -> bool:
 def no_answer(raw_output: str) -> bool:
     """Reference ``check_no_answer`` (reported only): an empty output or a refusal phrase."""
     s = str(raw_output)
-    return not s or any(p in s.lower() for p in NO_ANSWER_PHRASES)
+    low = s.lower()
+    return not s or any(p in low for p in NO_ANSWER_PHRASES)
 
 
 Mode = Literal["faithful", "corrected"]
@@ -229,6 +230,7 @@ class AuthorMatcher:
             self._last = {(ln,): n for ln, n in claims.items()}
         self._tables = [self._alias, self._full, self._reversed, self._last]
         self._targets: dict[str, tuple] = {}
+        self._mentioned: dict[str, str | None] = {}
         self._maxlen = [max((len(k) for k in t), default=0) for t in self._tables]
 
     @staticmethod
@@ -251,42 +253,44 @@ class AuthorMatcher:
                 return table[min(hits, key=rank.__getitem__)]
         return None
 
-    @staticmethod
-    def _contains(tokens: tuple[str, ...], name_tokens: tuple[str, ...]) -> bool:
-        n = len(name_tokens)
-        return n > 0 and any(tokens[i:i + n] == name_tokens for i in range(len(tokens) - n + 1))
-
     def _target(self, author: str) -> tuple:
-        """What :meth:`identified` looks for, per author (cached): the name's tokens, the reversed
-        name (≥ 2 tokens), the aliases and the last name (a token tuple, faithful; one token, corrected)."""
+        """What :meth:`identified` looks for, per author (cached), each as " tok tok " (a contiguous
+        token run of a normalised text is a substring of " text "): the name, the reversed name
+        (≥ 2 tokens), the aliases and the last name (tokens, faithful; one token, corrected)."""
         hit = self._targets.get(author)
         if hit is None:
             canon = canonicalize_author(author, mode=self.mode)
             target = self.canonical.get(author) or normalize_for_match(canon)
             name = tuple(target.split())
-            hit = (name, name[::-1] if len(name) >= 2 else None,
-                   tuple(tuple(a.split()) for a in self.aliases.get(target, ())),
-                   (_raw_last_name(canon) if self.mode == "faithful" else last_name(target)) if target else None)
+            ln = (_raw_last_name(canon) if self.mode == "faithful" else last_name(target)) if target else None
+            pad = lambda toks: f" {' '.join(toks)} "                                       # noqa: E731
+            hit = (pad(name) if name else None, pad(name[::-1]) if len(name) >= 2 else None,
+                   tuple(pad(a.split()) for a in self.aliases.get(target, ()) if a.split()),
+                   None if ln is None else pad(ln if self.mode == "faithful" else (ln,)))
             self._targets[author] = hit
         return hit
 
     def identified(self, output: str, author: str) -> bool:
         """Is the ground-truth ``author`` named in ``output``? (full, reversed, alias, last name)"""
         name, rev, aliases, ln = self._target(author)
-        if not name:
+        if name is None:
             return False
-        toks = _tokens(str(output))
-        if self._contains(toks, name) or (rev is not None and self._contains(toks, rev)):
-            return True
-        if any(self._contains(toks, a) for a in aliases):
-            return True
-        if ln is None:
-            return False
-        return self._contains(toks, ln) if self.mode == "faithful" else ln in toks
+        text = f" {_normalize(str(output))} "
+        return (name in text or (rev is not None and rev in text) or any(a in text for a in aliases)
+                or (ln is not None and ln in text))
 
     def mentioned_author(self, output: str) -> str | None:
         """The first universe author named in ``output`` (alias, full, reversed, last-name stage)."""
-        toks = _tokens(str(output))
+        output = str(output)
+        if output in self._mentioned:
+            return self._mentioned[output]
+        if len(self._mentioned) >= 1 << 17:      # bounded: a matcher may see millions of replies
+            self._mentioned.clear()
+        hit = self._mentioned[output] = self._mentioned_author(output)
+        return hit
+
+    def _mentioned_author(self, output: str) -> str | None:
+        toks = _tokens(output)
         for k, (table, maxlen) in enumerate(zip(self._tables, self._maxlen)):
             hit = self._first_hit(toks, table, maxlen, self._last_rank if k == 3 else None)
             if hit is not None:
@@ -304,6 +308,22 @@ class AuthorMatcher:
         return "wrong" if self.mentioned_any(output) else "none"
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_matcher(authors: tuple, mode: Mode) -> AuthorMatcher:
+    return AuthorMatcher(authors, mode=mode)
+
+
+def matcher_for(authors: Iterable[str], *, strict_names: bool = False, mode: Mode = "faithful") -> AuthorMatcher:
+    """``AuthorMatcher(authors, strict_names=..., mode=...)``, sharing the name tables and the
+    per-text memo with earlier calls of the same universe and mode (the chunks and quirk modes
+    of a paper run score the same universes again and again; ``strict_names`` only changes the
+    capitalised-bigram test)."""
+    import copy
+    m = copy.copy(_shared_matcher(tuple(authors), mode))
+    m.strict_names = strict_names
+    return m
+
+
 def classify_frame(df: pd.DataFrame, matcher: AuthorMatcher, *, text: str = "text",
                    author: str = "author_clean") -> pd.DataFrame:
     """Per-row outcome columns for a table of outputs (a chunk in, the same rows out).
@@ -316,11 +336,15 @@ def classify_frame(df: pd.DataFrame, matcher: AuthorMatcher, *, text: str = "tex
     texts = out[text].fillna("").astype(str)
     # each distinct text (and text-author pair) is classified once: replies repeat across rows
     tcode, uniq = pd.factorize(texts, use_na_sentinel=False)
-    pcode, pairs = pd.factorize(pd.MultiIndex.from_arrays([tcode, out[author].to_numpy()]), use_na_sentinel=False)
+    acode, authors = pd.factorize(out[author], use_na_sentinel=False)
+    pcode, pairs = pd.factorize(tcode.astype("int64") * max(len(authors), 1) + acode, use_na_sentinel=False)
+    uniq = list(uniq)
     mentioned_u = [matcher.mentioned_author(t) for t in uniq]
     any_u = np.array([m is not None or mentions_any_name(t, strict_names=matcher.strict_names)
                       for t, m in zip(uniq, mentioned_u)], dtype=bool)
-    ids_u = np.array([matcher.identified(uniq[c], a) for c, a in pairs], dtype=bool)
+    n_a = max(len(authors), 1)
+    authors = list(authors)
+    ids_u = np.array([matcher.identified(uniq[p // n_a], authors[p % n_a]) for p in pairs.tolist()], dtype=bool)
     ids, any_ = ids_u[pcode], any_u[tcode]
     out["correct"] = pd.array(ids.astype("int64"), dtype="int64")
     out["mentioned_any"] = pd.array(any_.astype("int64"), dtype="int64")

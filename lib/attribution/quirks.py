@@ -92,9 +92,10 @@ def published_numbers(scored: pd.DataFrame, *, ci: str = "se", conditional: bool
     ``bounds``, the ``ci`` interval bounds (the error bars). Columns: number, dataset, model, prompt_type, evidence,
     subgroup ('' = all), value."""
     parts = []
-    tables = {"accuracy": lambda **k: metrics.accuracy(scored, ci=ci, **k),
-              "S_omit": lambda **k: metrics.s_omit(scored, ci=ci, conditional=conditional, **k),
-              "S_evid": lambda **k: metrics.s_evid(scored, ci=ci, **k)}
+    q = metrics.quote_level(scored)      # once for the six tables
+    tables = {"accuracy": lambda **k: metrics.accuracy(scored, ci=ci, quotes=q, **k),
+              "S_omit": lambda **k: metrics.s_omit(scored, ci=ci, conditional=conditional, quotes=q, **k),
+              "S_evid": lambda **k: metrics.s_evid(scored, ci=ci, quotes=q, **k)}
     for name, fn in tables.items():
         for sub in (False, True):
             t = fn(subgroups=sub)
@@ -116,9 +117,10 @@ def _flags(scored: pd.DataFrame, test: str) -> pd.Series:
     """The bold flags of Figures 5–7 (not significantly different from the best subgroup)."""
     flag = "not_significantly_different_from_reference"
     out = []
+    q = metrics.quote_level(scored)
     for name, fn, hib in (("accuracy", metrics.accuracy, True), ("S_omit", metrics.s_omit, False),
                           ("S_evid", metrics.s_evid, False)):
-        t = fn(scored, subgroups=True)
+        t = fn(scored, subgroups=True, quotes=q)
         if not t.empty:
             sig = metrics.subgroup_significance(t, higher_is_better=hib, test=test)
             out.append(sig.assign(table=name)[["table", *metrics.KEY, "subgroup", flag]])
@@ -159,7 +161,8 @@ def score_modes(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *,
     faithful mention universe is the run file's authors."""
     out = score(responses, datasets)
     for name, kw in SCORING_MODES.items():
-        alt = score(responses, datasets, **kw)
+        alt = (metrics.outcomes(out, datasets, **kw) if score is metrics.score_datasets else
+               score(responses, datasets, **kw))
         for c in _OUTCOME:
             out[f"{name}:{c}"] = alt[c].to_numpy().astype("int8")
     return out
