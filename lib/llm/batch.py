@@ -21,6 +21,9 @@ attempt, docs/failures.md), and the run ends with the same completeness check as
 path (:func:`lib.llm.collect.check_complete`), so a re-run asks again. A 400-type answer is stored
 with ``stop=True``. Custom ids are ``<request_id>-r<replicate>-a<attempt>``.
 
+Once a batch is stored, its input, output and error files are deleted at the provider
+(``DELETE /v1/files/{id}``, journaled as ``deleted``; unless ``llm.batch.keep_files``).
+
 Never paying twice: ``<store>/batches/journal.ndjson`` records each upload and each batch id
 *before* polling starts (and a ``creating`` intent before the create call, so a batch created by
 a run killed before it journaled the id is found again by its input file id). A run started again
@@ -206,8 +209,21 @@ class Journal:
         return [e for e in self._by("creating", "file_id").values() if e["file_id"] not in created]
 
     def uploaded(self) -> dict[str, str]:
-        """sha256 of an input file -> its file id (an identical file is never uploaded twice)."""
-        return {e["sha256"]: e["file_id"] for e in self.events if e["event"] == "uploaded"}
+        """sha256 of an input file -> its file id (an identical file is never uploaded twice; a
+        deleted one is uploaded again)."""
+        deleted = self.deleted()
+        return {e["sha256"]: e["file_id"] for e in self.events if e["event"] == "uploaded" and e["file_id"] not in deleted}
+
+    def deleted(self) -> set[str]:
+        return {e["file_id"] for e in self.events if e["event"] == "deleted"}
+
+    def undeleted(self) -> list[str]:
+        """Provider file ids of stored batches (input, output, error) not deleted yet, in journal order."""
+        created = {e["batch_id"]: e["file_id"] for e in self.events if e["event"] == "created"}
+        ids = [fid for e in self.events if e["event"] == "stored"
+               for fid in (created.get(e["batch_id"]), e.get("output_file_id"), e.get("error_file_id")) if fid]
+        deleted = self.deleted()
+        return [f for f in dict.fromkeys(ids) if f not in deleted]
 
 
 # ---- writing input files -----------------------------------------------------------------------------
@@ -502,6 +518,14 @@ class BatchClient:
                 return None
             after = page["data"][-1]["id"]
 
+    async def delete_file(self, file_id: str) -> None:
+        """``DELETE /v1/files/{id}``; a file the provider no longer has counts as deleted."""
+        try:
+            await self._call(f"delete file {file_id}", "DELETE", f"files/{file_id}")
+        except BatchError as e:
+            if "HTTP 404" not in str(e):
+                raise
+
     async def download(self, file_id: str, dest: Path) -> Path:
         tmp = dest.with_name(dest.name + ".part")
         for k in range(1, self.endpoint.max_tries + 1):
@@ -642,6 +666,15 @@ class _Run:
         if not self.opts.keep_files:
             src.unlink(missing_ok=True)
             plan_path.unlink(missing_ok=True)
+            await self.delete_remote(client)
+
+    async def delete_remote(self, client: BatchClient) -> None:
+        """Delete the provider's copies (input, output, error files) of every stored batch, each
+        journaled once deleted; a killed run's leftovers are deleted by the next run."""
+        for fid in self.journal.undeleted():
+            _checkpoint("delete")
+            await client.delete_file(fid)
+            self.journal.event("deleted", file_id=fid)
 
     def _ended(self) -> tuple[int, int]:
         valid = stopped = 0
@@ -666,6 +699,7 @@ class _Run:
                 if not self.opts.keep_files:     # every journaled batch is stored: what is left is orphaned
                     for p in self.journal.files_dir.iterdir():
                         p.unlink()
+                    await self.delete_remote(client)
                 # each file is submitted as soon as it is written, so the provider starts on it meanwhile
                 opened = [await self.submit(client, f) for f in
                           iter_inputs(self.plan(), self.journal.files_dir, self.opts,
