@@ -57,7 +57,7 @@ import httpx
 from tqdm.auto import tqdm
 
 from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
-                            grounding_of)
+                            grounding_of, retry_wait)
 from lib.llm.collect import CollectionSummary, _check, _run_sync, any_answer, check_complete, check_prompts
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
@@ -476,14 +476,12 @@ class BatchClient:
             except httpx.TransportError as e:
                 if k == tries:
                     raise BatchError(f"{self.endpoint.base_url}: {what}: {type(e).__name__}: {e}") from None
-                await asyncio.sleep(min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s))
+                await asyncio.sleep(retry_wait(self.endpoint, k))
                 continue
             if r.status_code < 400:
                 return r
             if (r.status_code == 429 or r.status_code >= 500) and k < tries:
-                wait = _retry_after(r.headers.get("retry-after"))
-                wait = min(wait, self.endpoint.retry_after_cap_s) if wait is not None else \
-                    min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s)
+                wait = retry_wait(self.endpoint, k, _retry_after(r.headers.get("retry-after")))
                 log.info("%s: HTTP %d, retry %d/%d in %.2f s", what, r.status_code, k, tries, wait)
                 await asyncio.sleep(wait)
                 continue
