@@ -220,14 +220,11 @@ if run_models:
     paper_plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=run_matchings, generations=generations,
                                  family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
                                  table=model_table)
-    reqs, dagger = paper_plan.requests, paper_plan.dagger
+    reqs, dagger = paper_plan.requests, paper_plan.dagger     # made on demand: a paper run has millions
     print(paper_plan.line() + f", {generations} generations")
     with endpoints.open_endpoint(cfg, with_world=False, quotes=paper_plan.quotes) as endpoint:
         summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
     print(summary.line())
-    responses = runs.responses(reqs)
-    responses.to_parquet(out_dir / "responses.parquet", index=False)
-    print(f"{len(responses):,} answered of {len(reqs):,} requests")
 
 # %% [markdown]
 # ## Scoring: accuracy, S_omit, S_evid and subgroup disparities
@@ -237,12 +234,15 @@ if run_models:
 # prompt the accuracy is the mean over quotes with a 95 % CI (mean ± 1.96 se). S_omit is the
 # share of indirect, no-evidence replies naming nobody; S_evid the share of indirect,
 # evidence-conditioned replies not naming the correct author. Subgroups are compared with the
-# best subgroup by the release's test (z on the difference in means). Synthetic panel data.
+# best subgroup by the release's test (z on the difference in means). The store is read and
+# scored one run file (model × evidence setting) at a time, under the faithful rules and each
+# quirk switch at once, into `scored.parquet` (no answer texts; those stay in the raw store).
+# Synthetic panel data.
 
 # %%
 if run_models:
-    scored = metrics.score_datasets(responses, run_src.datasets)
-    scored.to_parquet(out_dir / "scored.parquet", index=False)
+    scored = runs.score_store(reqs, run_src.datasets, out_dir / "scored.parquet")
+    print(f"{len(scored):,} answered of {len(reqs):,} requests")
     accuracy = metrics.accuracy(scored)
     accuracy.to_parquet(out_dir / "accuracy.parquet", index=False)
     acc_sig = metrics.subgroup_significance(metrics.accuracy(scored, subgroups=True), higher_is_better=True,
@@ -420,7 +420,7 @@ vs_published.head(20)
 
 # %%
 if run_models:
-    by_mode = quirks.measure(responses, run_src.datasets, balanced=src.balanced)
+    by_mode = quirks.measure_scored(scored, balanced=src.balanced)
     artifacts.save_table(by_mode, "at-quirks", synthetic=runs_synthetic, float_format="%.4f")
     display(by_mode)
 

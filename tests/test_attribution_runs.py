@@ -242,3 +242,45 @@ def test_paper_plan_gives_the_dagger_models_rag_on_the_subsets_only(monkeypatch)
     sampled = runs.paper_plan(source, seed=1, n_matchings=5, generations=1, rag_subset_models=[dag])
     assert sampled.dagger == [] and len(sampled.requests) == len(models) * len(full) * n_cond
     assert sampled.line().startswith(f"{len(sampled.requests):,} requests: {{'intersectional': {len(full)}}} quotes")
+
+
+def test_score_store_streamed_equals_whole_table_scoring(tmp_path):
+    """Scoring the store run file by run file (lib.attribution.runs.score_store: two datasets, every
+    condition, a † part on a subset) gives the table whole-table scoring gives, row for row, under
+    every quirk mode, and writes it to parquet without the answer texts."""
+    from lib.attribution import quirks
+
+    def self_retrieval(q):
+        return pd.DataFrame({"quote_id": q["quote_id"], "rank": 1, "neighbour_quote_id": q["quote_id"],
+                             "author": q["author_clean"], "quote": q["quote"], "similarity": 1.0, "is_self": True})
+
+    quotes = _quotes(6, SEED)
+    datasets = {"intersectional": quotes, "multirace": quotes}
+    sub = quotes.groupby(["race", "gender"]).head(2)
+    specs = [runs.RunSpec(k, df, self_retrieval(df)) for k, df in datasets.items()]
+    rag = [c for c in runs.CONDITIONS if c[1]]
+    main = runs.PlanRequests(specs, MODELS, generations=2, models_by_condition={c: MODELS[1:] for c in rag})
+    dagger = runs.PlanRequests([runs.RunSpec(k, sub, self_retrieval(sub)) for k in datasets], MODELS[:1],
+                               conditions=rag, generations=2)
+    reqs = runs.PaperRequests([main, dagger])
+    assert len(reqs) == len(list(reqs)) == len({r.key for r in reqs})
+    assert sorted(r.key for _, c in reqs.chunks() for r in c) == sorted(r.key for r in reqs)
+    url, stop = serve_in_thread(Panel(SEED, quotes=quotes))
+    try:
+        runs.run(reqs, Endpoint(base_url=url, max_concurrency=8), store_root=tmp_path)
+    finally:
+        stop()
+    whole = runs.responses(list(reqs), store_root=tmp_path)
+    expected = quirks.score_modes(whole, datasets).drop(columns="text")
+    streamed = runs.score_store(reqs, datasets, tmp_path / "scored.parquet", store_root=tmp_path)
+    assert len(streamed) == len(list(reqs)) and "text" not in streamed
+    pd.testing.assert_frame_equal(streamed, expected)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "scored.parquet"), expected)
+    faithful = metrics.score_datasets(whole, datasets).drop(columns="text")
+    pd.testing.assert_frame_equal(streamed[faithful.columns], faithful)
+    # each mode's table rebuilt from the outcome columns equals scoring the whole table in that mode
+    for mode, kw in quirks.SCORING_MODES.items():
+        alt = metrics.score_datasets(whole, datasets, **kw)
+        got = quirks.with_mode(streamed, mode)
+        for c in ("correct", "mentioned_any", "outcome", "accuracy", "omission", "miss", "wrong", "none"):
+            assert (got[c].to_numpy() == alt[c].to_numpy()).all(), (mode, c)

@@ -297,3 +297,26 @@ def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_
     assert all(r.get("batch_id") is None and r["latency_s"] is not None for r in RawStore(tmp_path).iter_records())
     with pytest.raises(ValueError, match="min_requests must be an integer >= 0"):
         lb.BatchOptions.from_dict({"min_requests": -1})
+
+
+def test_stored_batches_leave_no_files_at_the_provider(tiny_world, tmp_path):
+    """Once stored, a batch's input, output and error files are deleted at the provider and the
+    deletions journaled; a re-run sends nothing; keep_files keeps them."""
+    s = Served(tiny_world, FaultConfig(rate_batch_line=0.2))      # failed lines: error files too
+    try:
+        reqs = _requests()
+        collect(reqs, _endpoint(s.url, max_requests_per_file=7), store_root=tmp_path / "b")
+        assert s.batches.files == {}
+        journal = lb.Journal(tmp_path / "b")
+        created = [e for e in journal.events if e["event"] == "created"]
+        stored = [e for e in journal.events if e["event"] == "stored"]
+        assert created and {e["file_id"] for e in created} | {e["error_file_id"] for e in stored if e["error_file_id"]} \
+            <= journal.deleted() and journal.undeleted() == [] and journal.uploaded() == {}
+        assert any(e["error_file_id"] for e in stored)
+        n = s.batches.created
+        again = collect(reqs, _endpoint(s.url), store_root=tmp_path / "b")
+        assert again.attempts_written == 0 and s.batches.created == n
+        collect(reqs, _endpoint(s.url, keep_files=True), store_root=tmp_path / "k")
+        assert len(s.batches.files) >= 2 * (s.batches.created - n)        # inputs and outputs kept
+    finally:
+        s.close()

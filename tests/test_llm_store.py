@@ -201,3 +201,33 @@ def test_a_store_that_is_a_file_or_read_only_gets_a_message(tmp_path, monkeypatc
             RawStore(ro).open()
     finally:
         ro.chmod(0o700)
+
+
+def test_index_is_the_same_whether_a_shard_is_read_by_columns_or_line_by_line(tmp_path, monkeypatch):
+    """write_index reads a clean shard with pyarrow's JSON reader and any other line by line: both
+    give the same rows (duplicates and failed tries left out, nested fields, missing values)."""
+    import pandas as pd
+    import pyarrow.json as pj
+
+    with RawStore(tmp_path) as s:
+        s.append(rec())
+        s.append(rec(replicate=1, http_status=200, tries=2, latency_s=0.25, batch_id="batch_1", custom_id="x-r1-a1"))
+        s.append(rec(replicate=2, status="api_error", error={"kind": "server", "code": 503, "message": "down"}))
+        s.append(rec(replicate=3, status="client_error", stop=True, valid=None, usage=None))
+        s.append(rec(model="n", attempt=2, valid=True))
+    shard = tmp_path / "exp" / "m.jsonl"
+    with open(shard, "a") as f:                    # a duplicate line, as a killed writer's rerun may leave
+        f.write(shard.read_text().splitlines(True)[0])
+    line_by_line = []
+    monkeypatch.setattr(RawStore, "_read_lines", lambda self, path: line_by_line.append(path) or iter(()))
+    fast = RawStore(tmp_path).write_index()
+    assert line_by_line == []                      # both shards were read by columns
+    monkeypatch.undo()
+    assert sorted(fast["replicate"]) == [0, 0, 1, 3]     # the failed try (503) is no attempt, the duplicate dropped
+
+    def broken(*a, **k):
+        raise ValueError("pyarrow cannot read this")
+    monkeypatch.setattr(pj, "read_json", broken)
+    slow = RawStore(tmp_path).write_index()
+    pd.testing.assert_frame_equal(fast, slow)
+    assert fast.loc[fast["replicate"] == 1, "tries"].tolist() == [2] and fast["valid"].tolist().count(True) == 1

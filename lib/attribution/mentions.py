@@ -16,11 +16,13 @@ alternation regexes (tests compare the two on a golden table).
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 Outcome = Literal["correct", "wrong", "none"]
@@ -59,12 +61,26 @@ _SPACED_DASH_REF = re.compile(r"\s[-\u2013\u2014]\s")
 _ENCLOSED_REF = tuple(re.compile(p) for p in (r"\([^)]*\)", "\u00ab[^\u00bb]*\u00bb", r'"[^"]*"', r"'[^']*'"))
 
 
+_NON_WORD = re.compile(r"[^\w\s]")
+_SPACES = re.compile(r"\s+")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _normalize(s: str) -> str:
+    if not s.isascii():                  # NFKD and combining marks change nothing in ASCII text
+        s = "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", s.lower())).strip()
+
+
 def normalize_for_match(text: str) -> str:
-    """NFKD, drop combining marks (é→e), lowercase, non-``\\w\\s`` → space, collapse whitespace."""
-    s = unicodedata.normalize("NFKD", str(text))
-    s = "".join(ch for ch in s if not unicodedata.combining(ch)).lower()
-    s = re.sub(r"[^\w\s]", " ", s)
-    return re.sub(r"\s+", " ", s).strip()
+    """NFKD, drop combining marks (é→e), lowercase, non-``\\w\\s`` → space, collapse whitespace.
+    Cached: millions of model replies repeat the same few thousand texts."""
+    return _normalize(str(text))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(_normalize(text).split())
 
 
 def canonicalize_author(name: str, *, mode: str = "faithful") -> str:
@@ -125,7 +141,8 @@ def mentions_any_name(raw_output: str, *, strict_names: bool = False) -> bool:
 def no_answer(raw_output: str) -> bool:
     """Reference ``check_no_answer`` (reported only): an empty output or a refusal phrase."""
     s = str(raw_output)
-    return not s or any(p in s.lower() for p in NO_ANSWER_PHRASES)
+    low = s.lower()
+    return not s or any(p in low for p in NO_ANSWER_PHRASES)
 
 
 Mode = Literal["faithful", "corrected"]
@@ -212,6 +229,8 @@ class AuthorMatcher:
                         claims[ln] = n  # the longest full name claims a shared last name
             self._last = {(ln,): n for ln, n in claims.items()}
         self._tables = [self._alias, self._full, self._reversed, self._last]
+        self._targets: dict[str, tuple] = {}
+        self._mentioned: dict[str, str | None] = {}
         self._maxlen = [max((len(k) for k in t), default=0) for t in self._tables]
 
     @staticmethod
@@ -234,35 +253,44 @@ class AuthorMatcher:
                 return table[min(hits, key=rank.__getitem__)]
         return None
 
-    @staticmethod
-    def _contains(tokens: list[str], name_tokens: list[str] | tuple[str, ...]) -> bool:
-        n = len(name_tokens)
-        name_tokens = list(name_tokens)
-        return n > 0 and any(tokens[i:i + n] == name_tokens for i in range(len(tokens) - n + 1))
+    def _target(self, author: str) -> tuple:
+        """What :meth:`identified` looks for, per author (cached), each as " tok tok " (a contiguous
+        token run of a normalised text is a substring of " text "): the name, the reversed name
+        (≥ 2 tokens), the aliases and the last name (tokens, faithful; one token, corrected)."""
+        hit = self._targets.get(author)
+        if hit is None:
+            canon = canonicalize_author(author, mode=self.mode)
+            target = self.canonical.get(author) or normalize_for_match(canon)
+            name = tuple(target.split())
+            ln = (_raw_last_name(canon) if self.mode == "faithful" else last_name(target)) if target else None
+            pad = lambda toks: f" {' '.join(toks)} "                                       # noqa: E731
+            hit = (pad(name) if name else None, pad(name[::-1]) if len(name) >= 2 else None,
+                   tuple(pad(a.split()) for a in self.aliases.get(target, ()) if a.split()),
+                   None if ln is None else pad(ln if self.mode == "faithful" else (ln,)))
+            self._targets[author] = hit
+        return hit
 
     def identified(self, output: str, author: str) -> bool:
         """Is the ground-truth ``author`` named in ``output``? (full, reversed, alias, last name)"""
-        canon = canonicalize_author(author, mode=self.mode)
-        target = self.canonical.get(author) or normalize_for_match(canon)
-        if not target:
+        name, rev, aliases, ln = self._target(author)
+        if name is None:
             return False
-        toks = normalize_for_match(output).split()
-        name = target.split()
-        if self._contains(toks, name):
-            return True
-        if len(name) >= 2 and self._contains(toks, name[::-1]):
-            return True
-        if any(self._contains(toks, a.split()) for a in self.aliases.get(target, ())):
-            return True
-        if self.mode == "faithful":
-            ln = _raw_last_name(canon)
-            return ln is not None and self._contains(toks, ln)
-        ln = last_name(target)
-        return ln is not None and ln in toks
+        text = f" {_normalize(str(output))} "
+        return (name in text or (rev is not None and rev in text) or any(a in text for a in aliases)
+                or (ln is not None and ln in text))
 
     def mentioned_author(self, output: str) -> str | None:
         """The first universe author named in ``output`` (alias, full, reversed, last-name stage)."""
-        toks = normalize_for_match(output).split()
+        output = str(output)
+        if output in self._mentioned:
+            return self._mentioned[output]
+        if len(self._mentioned) >= 1 << 17:      # bounded: a matcher may see millions of replies
+            self._mentioned.clear()
+        hit = self._mentioned[output] = self._mentioned_author(output)
+        return hit
+
+    def _mentioned_author(self, output: str) -> str | None:
+        toks = _tokens(output)
         for k, (table, maxlen) in enumerate(zip(self._tables, self._maxlen)):
             hit = self._first_hit(toks, table, maxlen, self._last_rank if k == 3 else None)
             if hit is not None:
@@ -280,6 +308,22 @@ class AuthorMatcher:
         return "wrong" if self.mentioned_any(output) else "none"
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_matcher(authors: tuple, mode: Mode) -> AuthorMatcher:
+    return AuthorMatcher(authors, mode=mode)
+
+
+def matcher_for(authors: Iterable[str], *, strict_names: bool = False, mode: Mode = "faithful") -> AuthorMatcher:
+    """``AuthorMatcher(authors, strict_names=..., mode=...)``, sharing the name tables and the
+    per-text memo with earlier calls of the same universe and mode (the chunks and quirk modes
+    of a paper run score the same universes again and again; ``strict_names`` only changes the
+    capitalised-bigram test)."""
+    import copy
+    m = copy.copy(_shared_matcher(tuple(authors), mode))
+    m.strict_names = strict_names
+    return m
+
+
 def classify_frame(df: pd.DataFrame, matcher: AuthorMatcher, *, text: str = "text",
                    author: str = "author_clean") -> pd.DataFrame:
     """Per-row outcome columns for a table of outputs (a chunk in, the same rows out).
@@ -290,12 +334,21 @@ def classify_frame(df: pd.DataFrame, matcher: AuthorMatcher, *, text: str = "tex
     """
     out = df.copy()
     texts = out[text].fillna("").astype(str)
-    ids = [matcher.identified(t, a) for t, a in zip(texts, out[author])]
-    mentioned = [matcher.mentioned_author(t) for t in texts]
-    any_ = [m is not None or mentions_any_name(t, strict_names=matcher.strict_names) for t, m in zip(texts, mentioned)]
-    out["correct"] = pd.array(ids, dtype="int64")
-    out["mentioned_any"] = pd.array(any_, dtype="int64")
-    out["outcome"] = ["correct" if c else ("wrong" if m else "none") for c, m in zip(ids, any_)]
-    out["mentioned_author"] = [m or "" for m in mentioned]
-    out["no_answer"] = [no_answer(t) for t in texts]
+    # each distinct text (and text-author pair) is classified once: replies repeat across rows
+    tcode, uniq = pd.factorize(texts, use_na_sentinel=False)
+    acode, authors = pd.factorize(out[author], use_na_sentinel=False)
+    pcode, pairs = pd.factorize(tcode.astype("int64") * max(len(authors), 1) + acode, use_na_sentinel=False)
+    uniq = list(uniq)
+    mentioned_u = [matcher.mentioned_author(t) for t in uniq]
+    any_u = np.array([m is not None or mentions_any_name(t, strict_names=matcher.strict_names)
+                      for t, m in zip(uniq, mentioned_u)], dtype=bool)
+    n_a = max(len(authors), 1)
+    authors = list(authors)
+    ids_u = np.array([matcher.identified(uniq[p // n_a], authors[p % n_a]) for p in pairs.tolist()], dtype=bool)
+    ids, any_ = ids_u[pcode], any_u[tcode]
+    out["correct"] = pd.array(ids.astype("int64"), dtype="int64")
+    out["mentioned_any"] = pd.array(any_.astype("int64"), dtype="int64")
+    out["outcome"] = np.where(ids, "correct", np.where(any_, "wrong", "none")).astype(object)
+    out["mentioned_author"] = np.array([m or "" for m in mentioned_u], dtype=object)[tcode]
+    out["no_answer"] = np.array([no_answer(t) for t in uniq], dtype=bool)[tcode]
     return out

@@ -29,7 +29,7 @@ from scipy import stats as st
 
 from lib import stats as lstats
 from lib.attribution import dataset as ds
-from lib.attribution.mentions import AuthorMatcher, Mode, classify_frame
+from lib.attribution.mentions import AuthorMatcher, Mode, classify_frame, matcher_for
 
 RESPONSE_COLUMNS = ("quote_id", "model", "prompt_type", "evidence", "generation", "text")
 KEY = ("dataset", "model", "prompt_type", "evidence")
@@ -86,17 +86,26 @@ def score_responses(responses: pd.DataFrame, dataset: pd.DataFrame, *, kind: ds.
     if matcher is not None:
         out = classify_frame(out, matcher)
     elif universe == "dataset":
-        out = classify_frame(out, AuthorMatcher(dataset["author_clean"].unique(), strict_names=strict_names, mode=mode))
+        out = classify_frame(out, matcher_for(dataset["author_clean"].unique(), strict_names=strict_names, mode=mode))
     else:
-        parts = [classify_frame(g, AuthorMatcher(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode))
+        parts = [classify_frame(g, matcher_for(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode))
                  for _, g in out.groupby(["model", "evidence"], sort=False)]
         out = pd.concat(parts).loc[out.index] if parts else classify_frame(out, AuthorMatcher([]))
-    out["accuracy"] = out["correct"].astype(float)
-    out["omission"] = 1.0 - out["mentioned_any"]
-    out["miss"] = 1.0 - out["correct"]
-    out["wrong"] = out["outcome"].eq("wrong").astype(float)
-    out["none"] = out["outcome"].eq("none").astype(float)
-    return out
+    return add_rates(out)
+
+
+def add_rates(scored: pd.DataFrame) -> pd.DataFrame:
+    """The 0/1 row metrics from ``correct`` and ``mentioned_any`` (in place, returned): ``outcome``
+    (correct / wrong / none), ``accuracy`` = correct, ``omission`` = 1 − mentioned_any, ``miss`` =
+    1 − correct, ``wrong`` and ``none`` (the outcome's indicators)."""
+    c, m = scored["correct"].to_numpy(dtype=bool), scored["mentioned_any"].to_numpy(dtype=bool)
+    scored["outcome"] = np.where(c, "correct", np.where(m, "wrong", "none")).astype(object)
+    scored["accuracy"] = scored["correct"].astype(float)
+    scored["omission"] = 1.0 - scored["mentioned_any"]
+    scored["miss"] = 1.0 - scored["correct"]
+    scored["wrong"] = scored["outcome"].eq("wrong").astype(float)
+    scored["none"] = scored["outcome"].eq("none").astype(float)
+    return scored
 
 
 def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False,
@@ -114,6 +123,34 @@ def score_datasets(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *
                              strict_names=strict_names, mode=mode, universe=universe)
              for name, df in datasets.items() if (responses["dataset"] == name).any()]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def outcomes(scored: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, strict_names: bool = False,
+             mode: Mode = "faithful", universe: Literal["run", "dataset"] | None = None) -> pd.DataFrame:
+    """``correct`` and ``mentioned_any`` of every row of a :func:`score_datasets` table (with its
+    ``text``) re-scored under other switches: what :func:`score_datasets` with the same keywords
+    gives, without redoing the merge and checks (the matcher universes are built the same way:
+    per dataset and, for the run universe, per (model, evidence) group in row order)."""
+    universe = universe or ("run" if mode == "faithful" else "dataset")
+    out = pd.DataFrame({"correct": np.zeros(len(scored), dtype="int64"),
+                        "mentioned_any": np.zeros(len(scored), dtype="int64")}, index=scored.index)
+    for name, df in datasets.items():
+        rows = scored[scored["dataset"] == name]
+        if rows.empty:
+            continue
+        slim = rows[["text", "author_clean", "model", "evidence"]]
+        if universe == "dataset":
+            groups = [(None, slim)]
+            m = matcher_for(df["author_clean"].unique(), strict_names=strict_names, mode=mode)
+        else:
+            groups = list(slim.groupby(["model", "evidence"], sort=False))
+        for _, g in groups:
+            if universe != "dataset":
+                m = matcher_for(pd.unique(g["author_clean"]), strict_names=strict_names, mode=mode)
+            c = classify_frame(g[["text", "author_clean"]], m)
+            out.loc[g.index, "correct"] = c["correct"].to_numpy()
+            out.loc[g.index, "mentioned_any"] = c["mentioned_any"].to_numpy()
+    return out
 
 
 def quote_level(scored: pd.DataFrame) -> pd.DataFrame:
@@ -141,7 +178,7 @@ def _knowing(q: pd.DataFrame) -> pd.Series:
 
 def rate_table(scored: pd.DataFrame, metric: Metric, *, subgroups: bool = False, ci: Literal["se", "wilson"] = "se",
                conditional: bool = False, prompt_type: str | None = None, evidence: bool | None = None,
-               alpha: float = 0.05) -> pd.DataFrame:
+               alpha: float = 0.05, quotes: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean of a quote-level metric per (dataset, model, prompt_type, evidence[, subgroup]).
 
     Definition: mean = (1/n) Σ_q m̄_q over the n quotes, m̄_q = the metric averaged over the
@@ -153,14 +190,15 @@ def rate_table(scored: pd.DataFrame, metric: Metric, *, subgroups: bool = False,
     ``conditional``: only quotes the model "knows", i.e. whose direct prompt in the same
     evidence setting is correct in every generation (the summary's CONDITIONAL section;
     reference B.5 ⚠: the paper may define S_omit that way, the per-quote code does not).
-    ``prompt_type``/``evidence`` filter the rows first. Edge cases: one quote gives se = NaN and
+    ``prompt_type``/``evidence`` filter the rows first. ``quotes``: :func:`quote_level` of
+    ``scored`` when already computed (callers asking many tables of one run). Edge cases: one quote gives se = NaN and
     a NaN normal interval; an empty selection gives an empty table.
     """
     if metric not in ("accuracy", "omission", "miss", "wrong", "none"):
         raise ValueError(f"metric must be accuracy|omission|miss|wrong|none, got {metric!r}")
     if ci not in ("se", "wilson"):
         raise ValueError(f"ci must be 'se' or 'wilson', got {ci!r}")
-    q = quote_level(scored)
+    q = quote_level(scored) if quotes is None else quotes
     if conditional:
         q = q[_knowing(q)]
     rows = scored

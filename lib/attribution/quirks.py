@@ -92,9 +92,10 @@ def published_numbers(scored: pd.DataFrame, *, ci: str = "se", conditional: bool
     ``bounds``, the ``ci`` interval bounds (the error bars). Columns: number, dataset, model, prompt_type, evidence,
     subgroup ('' = all), value."""
     parts = []
-    tables = {"accuracy": lambda **k: metrics.accuracy(scored, ci=ci, **k),
-              "S_omit": lambda **k: metrics.s_omit(scored, ci=ci, conditional=conditional, **k),
-              "S_evid": lambda **k: metrics.s_evid(scored, ci=ci, **k)}
+    q = metrics.quote_level(scored)      # once for the six tables
+    tables = {"accuracy": lambda **k: metrics.accuracy(scored, ci=ci, quotes=q, **k),
+              "S_omit": lambda **k: metrics.s_omit(scored, ci=ci, conditional=conditional, quotes=q, **k),
+              "S_evid": lambda **k: metrics.s_evid(scored, ci=ci, quotes=q, **k)}
     for name, fn in tables.items():
         for sub in (False, True):
             t = fn(subgroups=sub)
@@ -116,9 +117,10 @@ def _flags(scored: pd.DataFrame, test: str) -> pd.Series:
     """The bold flags of Figures 5–7 (not significantly different from the best subgroup)."""
     flag = "not_significantly_different_from_reference"
     out = []
+    q = metrics.quote_level(scored)
     for name, fn, hib in (("accuracy", metrics.accuracy, True), ("S_omit", metrics.s_omit, False),
                           ("S_evid", metrics.s_evid, False)):
-        t = fn(scored, subgroups=True)
+        t = fn(scored, subgroups=True, quotes=q)
         if not t.empty:
             sig = metrics.subgroup_significance(t, higher_is_better=hib, test=test)
             out.append(sig.assign(table=name)[["table", *metrics.KEY, "subgroup", flag]])
@@ -141,10 +143,56 @@ def largest_change(faithful: pd.DataFrame, corrected: pd.DataFrame) -> dict:
             "difference": float(r["value_corrected"] - r["value_faithful"]), "where": where}
 
 
+#: the switches that change a reply's outcome, as :func:`lib.attribution.metrics.score_datasets` keywords
+#: ("corrected": every switch corrected at once, for the headline rows)
+SCORING_MODES: dict[str, dict] = {"universe": {"universe": "dataset"}, "ties": {"mode": "corrected", "universe": "run"},
+                                  "bigram": {"strict_names": True},
+                                  "corrected": {"mode": "corrected", "strict_names": True}}
+_OUTCOME = ("correct", "mentioned_any")
+
+
+def score_modes(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *,
+                score: Callable[..., pd.DataFrame] = metrics.score_datasets) -> pd.DataFrame:
+    """The faithful scored table (:func:`lib.attribution.metrics.score_datasets`) with, for every
+    switch of :data:`SCORING_MODES`, that mode's ``<mode>:correct`` and ``<mode>:mentioned_any`` (int8):
+    all a reply's outcomes in one table, so a run is scored once, chunk by chunk
+    (:func:`lib.attribution.runs.score_store`), and :func:`with_mode` rebuilds each mode's table.
+    A chunk must hold whole run files (every reply of a dataset, model and evidence setting): the
+    faithful mention universe is the run file's authors."""
+    out = score(responses, datasets)
+    for name, kw in SCORING_MODES.items():
+        alt = (metrics.outcomes(out, datasets, **kw) if score is metrics.score_datasets else
+               score(responses, datasets, **kw))
+        for c in _OUTCOME:
+            out[f"{name}:{c}"] = alt[c].to_numpy().astype("int8")
+    return out
+
+
+def with_mode(scored: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """The scored table of one switch (a :data:`SCORING_MODES` key, or "faithful") from a
+    :func:`score_modes` table: its outcome columns and the row metrics recomputed from them."""
+    if mode == "faithful":
+        return scored
+    if f"{mode}:correct" not in scored:
+        raise ValueError(f"with_mode: the scored table has no columns of mode {mode!r} (expected one of "
+                         f"{sorted(SCORING_MODES)}; score it with lib.attribution.quirks.score_modes)")
+    keep = [c for c in scored.columns if ":" not in c and c not in ("mentioned_author", "no_answer", "text")]
+    out = scored[keep].copy()
+    for c in _OUTCOME:
+        out[c] = scored[f"{mode}:{c}"].to_numpy().astype("int64")
+    return metrics.add_rates(out)
+
+
 def measure(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, balanced: dict | None = None,
             score: Callable[..., pd.DataFrame] = metrics.score_datasets) -> pd.DataFrame:
+    """Table ``at-quirks`` of a responses table: :func:`measure_scored` of its :func:`score_modes`."""
+    return measure_scored(score_modes(responses, datasets, score=score), balanced=balanced)
+
+
+def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.DataFrame:
     """Table ``at-quirks``: the effect of each switch, then the headline metrics under both modes.
 
+    ``scored``: a :func:`score_modes` table (whole run, e.g. read back from ``scored.parquet``).
     Effect rows (``row = "quirk"``): every switch of :data:`QUIRKS` that acts on numbers is turned
     to corrected alone, all else faithful, and the published-level number (percentage points,
     :func:`published_numbers`: the means; the error bars for the interval switch) that moves most is reported with both values; for the
@@ -154,17 +202,15 @@ def measure(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, balan
     S_omit and S_evid per dataset and model, all switches faithful vs all corrected.
     Columns: row, quirk, number, where, faithful, corrected, difference.
     """
-    faithful = score(responses, datasets)
+    faithful = scored
     base = published_numbers(faithful)
     rows = []
 
     def add(qid, change):
         rows.append({"row": "quirk", "quirk": qid, **change})
 
-    add("universe", largest_change(base, published_numbers(score(responses, datasets, universe="dataset"))))
-    add("ties", largest_change(base, published_numbers(score(responses, datasets, mode="corrected", universe="run"))))
-    strict = score(responses, datasets, strict_names=True)
-    add("bigram", largest_change(base, published_numbers(strict)))
+    for qid in ("universe", "ties", "bigram"):     # one mode's table at a time (a paper run has millions of rows)
+        add(qid, largest_change(base, published_numbers(with_mode(scored, qid))))
     fz, fw = _flags(faithful, "z"), _flags(faithful, "welch")
     changed = int((fz != fw.reindex(fz.index)).sum())
     add("test", {"number": "bold flags changed", "where": f"of {len(fz)} subgroup cells", "faithful": 0.0,
@@ -183,8 +229,7 @@ def measure(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, balan
                     best = {"number": f"Table 2 {crit}", "where": kind, "faithful": float(f[crit]),
                             "corrected": float(c[crit]), "difference": d}
         add("balance", best)
-    corrected = score(responses, datasets, mode="corrected", strict_names=True)
-    head_f, head_c = _headline(faithful), _headline(corrected)
+    head_f, head_c = _headline(faithful), _headline(with_mode(scored, "corrected"))
     h = head_f.merge(head_c, on=["number", "where"], how="outer", suffixes=("_f", "_c"))
     for r in h.itertuples(index=False):
         rows.append({"row": "headline", "quirk": "all", "number": r.number, "where": r.where,

@@ -38,11 +38,12 @@ talks to the panel: it reads the store back with :func:`responses`.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pandas as pd
 
 from lib.attribution import models as at_models
@@ -158,6 +159,80 @@ def select_targets(dataset: pd.DataFrame, kind: str, n_matchings: int, seed: int
     return balanced_quote_subset(dataset, kind, per_group=n_matchings, seed=seed).drop(columns="subgroup")
 
 
+class PlanRequests:
+    """The requests of one :func:`plan` call, made on demand (re-iterable, with a length): a paper
+    run has millions, so they are never all in memory. The prompts of each (dataset, condition,
+    runner family) are built once and kept (one tuple per quote and generation); the
+    :class:`Request` objects are made as they are iterated. Iteration order is :func:`plan`'s
+    (spec × condition × model × quote × generation); :meth:`chunks` groups them by run file."""
+
+    def __init__(self, specs: Iterable[RunSpec], models: Sequence[str], *,
+                 conditions: Sequence[tuple[str, bool]] = CONDITIONS, generations: int = 3,
+                 family: pr.Family | str = "reference", api_models: Mapping[str, str] | None = None,
+                 seed: int | None = None, models_by_condition: Mapping[tuple[str, bool], Sequence[str]] | None = None,
+                 table: pd.DataFrame | None = None):
+        if not models:
+            raise ValueError("plan: no models given (see paper_models())")
+        if family not in ("reference", *pr.SYSTEM):
+            raise ValueError(f"plan: family must be 'reference' or one of {tuple(pr.SYSTEM)}, got {family!r}")
+        self.specs, self.conditions, self.generations = list(specs), list(conditions), generations
+        self.family, self.api_models, self.seed = family, dict(api_models or {}), seed
+        self.models = {c: list((models_by_condition or {}).get(c, models)) for c in self.conditions}
+        for spec in self.specs:
+            for prompt_type, evidence in self.conditions:
+                if evidence and spec.retrieval is None:
+                    raise ValueError(f"plan: dataset {spec.dataset!r} has no retrieval table but the condition "
+                                     f"({prompt_type}, evidence) needs R(q)")
+        self._tasks = [spec.task for spec in self.specs]
+        # the model table the runner families and providers come from (a profile's own models included)
+        self.table = table
+        r6 = routing(table)
+        self.route = dict(zip(r6["model"], r6["provider"]))
+        self._rows: dict[tuple, list[tuple]] = {}
+
+    def _built(self, i: int, prompt_type: str, evidence: bool, fam: str) -> list[tuple]:
+        key = (i, prompt_type, evidence, fam)
+        rows = self._rows.get(key)
+        if rows is None:
+            spec = self.specs[i]
+            df = build_requests(spec.targets, prompt_type=prompt_type, with_evidence=evidence,
+                                retrieval=spec.retrieval, generations=self.generations, family=fam)
+            msgs: dict[int, tuple] = {}
+            rows = self._rows[key] = [(str(r.quote_id), float(r.temperature), int(r.generation) - 1,
+                                       msgs.setdefault(id(r.messages), tuple(r.messages)), int(r.max_tokens),
+                                       float(r.top_p)) for r in df.itertuples(index=False)]
+        return rows
+
+    def _requests(self, i: int, condition: tuple[str, bool], model: str) -> Iterator[Request]:
+        prompt_type, evidence = condition
+        fam = runner_family(model, self.table) if self.family == "reference" else self.family
+        cap = MAX_TOKENS_TOGETHER if fam == "together" else None
+        exp, api, task = experiment_name(prompt_type, evidence), self.api_models.get(model, model), self._tasks[i]
+        for param, temp, rep, messages, max_tokens, top_p in self._built(i, prompt_type, evidence, fam):
+            yield Request(experiment=exp, model=model, api_model=api, task=task, param=param, temperature=temp,
+                          replicate=rep, messages=messages, seed=self.seed, max_tokens=cap or max_tokens, top_p=top_p,
+                          provider=self.route.get(model))
+
+    def __iter__(self) -> Iterator[Request]:
+        for i in range(len(self.specs)):
+            for c in self.conditions:
+                for model in self.models[c]:
+                    yield from self._requests(i, c, model)
+
+    def __len__(self) -> int:
+        return sum(len(spec.targets) * self.generations * len(self.models[c]) for spec in self.specs
+                   for c in self.conditions)
+
+    def chunks(self) -> Iterator[tuple[tuple[str, bool], list[Request]]]:
+        """((model, evidence), requests) per run file of the release (one model, one evidence
+        setting, every dataset and prompt), in :func:`plan` order within the chunk."""
+        for evidence in dict.fromkeys(e for _, e in self.conditions):
+            conds = [c for c in self.conditions if c[1] == evidence]
+            for model in dict.fromkeys(m for c in conds for m in self.models[c]):
+                yield (model, evidence), [r for i in range(len(self.specs)) for c in conds if model in self.models[c]
+                                          for r in self._requests(i, c, model)]
+
+
 def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequence[tuple[str, bool]] = CONDITIONS,
          generations: int = 3, family: pr.Family | str = "reference", api_models: Mapping[str, str] | None = None,
          seed: int | None = None, models_by_condition: Mapping[tuple[str, bool], Sequence[str]] | None = None,
@@ -171,46 +246,43 @@ def plan(specs: Iterable[RunSpec], models: Sequence[str], *, conditions: Sequenc
     paper's † models ran RAG on the 300-matching subsets: give them their own spec). Requests
     carry T = 0.7 and ``seed`` (None: the paper sent none; generations are kept apart by the
     replicate the client sends). ``api_models`` maps a model id to the name the endpoint expects;
-    ``table`` is the model table the families come from (:func:`runner_family`).
-    Each request carries its model's provider (:func:`lib.attribution.models.routing`).
+    ``table`` is the model table the families come from (:func:`runner_family`). Each request
+    carries its model's provider (:func:`lib.attribution.models.routing`).
+    A list; :class:`PlanRequests` takes the same arguments and makes them on demand.
     """
-    if not models:
-        raise ValueError("plan: no models given (see paper_models())")
-    if family not in ("reference", *pr.SYSTEM):
-        raise ValueError(f"plan: family must be 'reference' or one of {tuple(pr.SYSTEM)}, got {family!r}")
-    api_models = dict(api_models or {})
-    r6 = routing(table)
-    route = dict(zip(r6["model"], r6["provider"]))
-    out: list[Request] = []
-    for spec in specs:
-        task = spec.task
-        for prompt_type, evidence in conditions:
-            if evidence and spec.retrieval is None:
-                raise ValueError(f"plan: dataset {spec.dataset!r} has no retrieval table but the condition "
-                                 f"({prompt_type}, evidence) needs R(q)")
-            exp = experiment_name(prompt_type, evidence)
-            built: dict[str, pd.DataFrame] = {}
-            for model in (models_by_condition or {}).get((prompt_type, evidence), models):
-                fam = runner_family(model, table) if family == "reference" else family
-                if fam not in built:
-                    built[fam] = build_requests(spec.targets, prompt_type=prompt_type, with_evidence=evidence,
-                                                retrieval=spec.retrieval, generations=generations, family=fam)
-                cap = MAX_TOKENS_TOGETHER if fam == "together" else None
-                api = api_models.get(model, model)
-                for r in built[fam].itertuples(index=False):
-                    out.append(Request(experiment=exp, model=model, api_model=api, task=task, param=str(r.quote_id),
-                                       temperature=float(r.temperature), replicate=int(r.generation) - 1,
-                                       messages=tuple(r.messages), seed=seed, max_tokens=cap or int(r.max_tokens),
-                                       top_p=float(r.top_p), provider=route.get(model)))
-    return out
+    return list(PlanRequests(specs, models, conditions=conditions, generations=generations, family=family,
+                             api_models=api_models, seed=seed, models_by_condition=models_by_condition,
+                             table=table))
+
+
+class PaperRequests:
+    """The paper plan's requests: the main :class:`PlanRequests` and the † part, one after the
+    other (re-iterable, with a length); :meth:`chunks` yields ((block, model, evidence), requests)
+    per run file, block 0 = main, 1 = the † models' RAG runs on the subsets."""
+
+    def __init__(self, parts: Sequence[PlanRequests]):
+        self.parts = list(parts)
+
+    def __iter__(self) -> Iterator[Request]:
+        for p in self.parts:
+            yield from p
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def chunks(self) -> Iterator[tuple[tuple[int, str, bool], list[Request]]]:
+        for block, p in enumerate(self.parts):
+            for (model, evidence), reqs in p.chunks():
+                yield (block, model, evidence), reqs
 
 
 @dataclass(frozen=True)
 class PaperPlan:
-    """The paper's request plan (§5.1, Table 6): requests, the specs they came from, the models,
-    the † models (RAG on the 300-matching subsets) and the quotes the endpoint must know."""
+    """The paper's request plan (§5.1, Table 6): requests (made on demand, :class:`PaperRequests`),
+    the specs they came from, the models, the † models (RAG on the 300-matching subsets) and the
+    quotes the endpoint must know."""
 
-    requests: list[Request]
+    requests: PaperRequests
     specs: list[RunSpec]
     models: list[str]
     dagger: list[str]
@@ -233,13 +305,13 @@ def paper_plan(source, *, seed: int, n_matchings: int, generations: int, family:
     specs = build_specs(source.datasets, n_matchings=n_matchings, seed=seed)
     dagger = [m for m in rag_subset_models if n_matchings == 0 and len(source.subsets) == 2]
     rag = [c for c in CONDITIONS if c[1]]
-    reqs = plan(specs, models, generations=generations, family=family, api_models=api_models,
-                models_by_condition={c: [m for m in models if m not in dagger] for c in rag}, table=table)
+    parts = [PlanRequests(specs, models, generations=generations, family=family, api_models=api_models,
+                          models_by_condition={c: [m for m in models if m not in dagger] for c in rag}, table=table)]
     if dagger:
-        reqs += plan(build_specs(source.subsets, n_matchings=0, seed=seed), dagger, conditions=rag,
-                     generations=generations, family=family, api_models=api_models, table=table)
+        parts.append(PlanRequests(build_specs(source.subsets, n_matchings=0, seed=seed), dagger, conditions=rag,
+                                  generations=generations, family=family, api_models=api_models, table=table))
     quotes = pd.concat(list(source.datasets.values()), ignore_index=True).drop_duplicates("quote_id")
-    return PaperPlan(reqs, specs, models, dagger, quotes)
+    return PaperPlan(PaperRequests(parts), specs, models, dagger, quotes)
 
 
 def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> list[Request]:
@@ -247,6 +319,19 @@ def _unanswered(requests: Sequence[Request], store_root: Path | str | None) -> l
     with RawStore(store_root) as store:
         return [r for r in requests
                 if not any(a["status"] == "ok" or a["stop"] for a in store.attempts(r).values())]
+
+
+class _WithTopP:
+    """``requests`` with ``top_p`` set where unset, made as iterated (a plan of millions stays lazy)."""
+
+    def __init__(self, requests: Iterable[Request], top_p: float):
+        self.requests, self.top_p = requests, top_p
+
+    def __iter__(self) -> Iterator[Request]:
+        return (r if r.top_p is not None else replace(r, top_p=self.top_p) for r in self.requests)
+
+    def __len__(self) -> int:
+        return len(self.requests)
 
 
 def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None, max_attempts: int = 3,
@@ -265,10 +350,10 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
     if max_attempts < 1:
         raise ValueError(f"run: max_attempts must be >= 1, got {max_attempts}")
     if top_p is not None:
-        requests = [r if r.top_p is not None else replace(r, top_p=float(top_p)) for r in requests]
+        requests = _WithTopP(requests, float(top_p))
     total = CollectionSummary(requests=len(requests))
     for attempt in range(1, max_attempts + 1):
-        todo = list(requests) if attempt == 1 else _unanswered(requests, store_root)
+        todo = requests if attempt == 1 else _unanswered(requests, store_root)
         if not todo:
             break
         s = collect(todo, endpoint, store_root=store_root, max_attempts=attempt, transport=transport,
@@ -283,8 +368,41 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
         if s.api_error_attempts == 0 and s.already_complete == 0:
             break                      # everything sent in this pass was answered
     if write_index and total.attempts_written:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     return total
+
+
+def _found(requests: Iterable[Request], store: RawStore, *, model: str | None = None) -> tuple[dict, dict]:
+    """(request key -> request, request key -> [(attempt, status, content, top_p)]) of ``requests``
+    from the store's shards of their experiments (and ``model``); only what the table needs is kept."""
+    wanted = {request_key(r): r for r in requests}
+    found: dict[tuple, list[tuple]] = {}
+    for exp in sorted({r.experiment for r in wanted.values()}):
+        for rec in store.iter_records(exp, model=model):
+            k = request_key(rec)
+            if k in wanted:
+                found.setdefault(k, []).append((int(rec["attempt"]), rec.get("status"), rec.get("content"),
+                                                (rec.get("request") or {}).get("top_p")))
+    return wanted, found
+
+
+def _table(wanted: dict, found: dict, include_failures: bool) -> pd.DataFrame:
+    rows = []
+    for k, r in wanted.items():
+        recs = sorted(found.get(k, []), key=lambda x: x[0])
+        ok = next((x for x in recs if x[1] == "ok"), None)
+        status = "ok" if ok is not None else (recs[-1][1] if recs else "missing")
+        if ok is None and not include_failures:
+            continue
+        prompt_type, evidence = parse_experiment(r.experiment)
+        rows.append({"dataset": r.task.split("@", 1)[0], "quote_id": r.param, "model": r.model,
+                     "prompt_type": prompt_type, "evidence": evidence, "generation": int(r.replicate) + 1,
+                     "text": ok[2] if ok is not None else None, "status": status, "attempts": len(recs),
+                     "top_p": (ok or (recs[-1] if recs else (None,) * 4))[3], "request_id": r.request_id})
+    out = pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
+    out["evidence"] = out["evidence"].astype(bool)
+    out["generation"] = out["generation"].astype("int64")
+    return out
 
 
 def responses(requests: Sequence[Request], *, store_root: Path | str | None = None,
@@ -296,33 +414,77 @@ def responses(requests: Sequence[Request], *, store_root: Path | str | None = No
     content), ``status`` (ok / api_error / client_error / missing), ``attempts``, ``top_p`` (as
     sent: the stored request body's; None when not sent or nothing is stored) and ``request_id``. Requests without an answer are dropped unless ``include_failures``
     (then ``text`` is None, which the scorer counts as "no author named", as the reference's
-    empty outputs). Records of other plans in the same store are ignored.
+    empty outputs). Records of other plans in the same store are ignored. For a paper-size plan
+    use :func:`iter_responses` (one run file at a time).
     """
-    wanted = {request_key(r): r for r in requests}
-    experiments = sorted({r.experiment for r in requests})
-    found: dict[tuple, list[dict]] = {}
+    return _table(*_found(requests, RawStore(store_root)), include_failures)
+
+
+def iter_responses(requests: "PaperRequests | PlanRequests", *, store_root: Path | str | None = None,
+                   include_failures: bool = False) -> Iterator[tuple[tuple, pd.DataFrame]]:
+    """:func:`responses` chunk by chunk: (chunk key, table) per run file of ``requests.chunks()``
+    (one model and evidence setting, every dataset and prompt), reading only that model's shards."""
     store = RawStore(store_root)
-    for exp in experiments:
-        for rec in store.iter_records(exp):
-            k = request_key(rec)
-            if k in wanted:
-                found.setdefault(k, []).append(rec)
-    rows = []
-    for k, r in wanted.items():
-        recs = sorted(found.get(k, []), key=lambda x: int(x["attempt"]))
-        ok = next((x for x in recs if x.get("status") == "ok"), None)
-        status = "ok" if ok is not None else (recs[-1].get("status") if recs else "missing")
-        if ok is None and not include_failures:
-            continue
-        prompt_type, evidence = parse_experiment(r.experiment)
-        rows.append({"dataset": r.task.split("@", 1)[0], "quote_id": r.param, "model": r.model,
-                     "prompt_type": prompt_type, "evidence": evidence, "generation": int(r.replicate) + 1,
-                     "text": ok.get("content") if ok is not None else None, "status": status, "attempts": len(recs),
-                     "top_p": ((ok or (recs[-1] if recs else {})).get("request") or {}).get("top_p"),
-                     "request_id": r.request_id})
-    out = pd.DataFrame(rows, columns=list(RESPONSE_COLUMNS))
-    out["evidence"] = out["evidence"].astype(bool)
-    out["generation"] = out["generation"].astype("int64")
+    for key, reqs in requests.chunks():
+        yield key, _table(*_found(reqs, store, model=reqs[0].model if reqs else None), include_failures)
+
+
+def score_store(requests: "PaperRequests | PlanRequests", datasets: Mapping[str, pd.DataFrame], path: Path | str, *,
+                store_root: Path | str | None = None, score=None) -> pd.DataFrame:
+    """Score a run from the raw store, one run file at a time, into ``path`` (parquet) and return it.
+
+    Each chunk of :func:`iter_responses` is scored under every mode
+    (:func:`lib.attribution.quirks.score_modes`: the faithful table plus each quirk switch's
+    outcome columns) and appended to ``path`` without its answer texts, so the millions of replies
+    of a paper run are never in memory together. The table read back is put in the order
+    whole-table scoring gives (:func:`lib.attribution.metrics.score_datasets` of :func:`responses`:
+    dataset, plan part, condition, model, quote, generation), so both are equal row for row
+    (tests/test_attribution_runs.py). ``score``: the scorer of ``score_modes`` (default
+    :func:`lib.attribution.metrics.score_datasets`).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tqdm.auto import tqdm
+
+    from lib.attribution import quirks
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.part")
+    writer, schema, n = None, None, 0
+    kw = {"score": score} if score is not None else {}
+    chunks = list(requests.parts) if isinstance(requests, PaperRequests) else [requests]
+    try:
+        for (block, *_), resp in tqdm(((k if isinstance(requests, PaperRequests) else (0, *k), r)
+                                       for k, r in iter_responses(requests, store_root=store_root)),
+                                      desc="scoring", unit="run file", mininterval=1.0):
+            if resp.empty:
+                continue
+            sc = quirks.score_modes(resp, dict(datasets), **kw).drop(columns="text")
+            sc["_block"] = block
+            table = pa.Table.from_pandas(sc, preserve_index=False)
+            if writer is None:
+                schema = table.schema
+                writer = pq.ParquetWriter(tmp, schema)
+            writer.write_table(table.cast(schema))
+            n += len(sc)
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        return pd.DataFrame()
+    out = pq.read_table(tmp).to_pandas()
+    # whole-table order: datasets in the given order, then plan part, condition, model (stable within)
+    cond = {c: i for i, c in enumerate(CONDITIONS)}
+    model_order = {m: i for i, m in enumerate(dict.fromkeys(m for p in chunks for c in p.conditions for m in p.models[c]))}
+    order = pd.DataFrame({
+        "d": out["dataset"].map({d: i for i, d in enumerate(datasets)}).to_numpy(),
+        "b": out["_block"].to_numpy(),
+        "c": [cond[x] for x in zip(out["prompt_type"], out["evidence"])],
+        "m": out["model"].map(model_order).to_numpy()})
+    out = out.iloc[np.lexsort((order["m"], order["c"], order["b"], order["d"]))].drop(columns="_block")
+    out = out.reset_index(drop=True)
+    out.to_parquet(path, index=False)
+    tmp.unlink(missing_ok=True)
     return out
 
 

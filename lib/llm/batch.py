@@ -21,6 +21,9 @@ attempt, docs/failures.md), and the run ends with the same completeness check as
 path (:func:`lib.llm.collect.check_complete`), so a re-run asks again. A 400-type answer is stored
 with ``stop=True``. Custom ids are ``<request_id>-r<replicate>-a<attempt>``.
 
+Once a batch is stored, its input, output and error files are deleted at the provider
+(``DELETE /v1/files/{id}``, journaled as ``deleted``; unless ``llm.batch.keep_files``).
+
 Never paying twice: ``<store>/batches/journal.ndjson`` records each upload and each batch id
 *before* polling starts (and a ``creating`` intent before the create call, so a batch created by
 a run killed before it journaled the id is found again by its input file id). A run started again
@@ -54,7 +57,7 @@ import httpx
 from tqdm.auto import tqdm
 
 from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
-                            grounding_of)
+                            grounding_of, retry_wait)
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
                              any_answer, check_complete, check_prompts)
 from lib.llm.labels import llmcaller_validate
@@ -208,8 +211,21 @@ class Journal:
         return [e for e in self._by("creating", "file_id").values() if e["file_id"] not in created]
 
     def uploaded(self) -> dict[str, str]:
-        """sha256 of an input file -> its file id (an identical file is never uploaded twice)."""
-        return {e["sha256"]: e["file_id"] for e in self.events if e["event"] == "uploaded"}
+        """sha256 of an input file -> its file id (an identical file is never uploaded twice; a
+        deleted one is uploaded again)."""
+        deleted = self.deleted()
+        return {e["sha256"]: e["file_id"] for e in self.events if e["event"] == "uploaded" and e["file_id"] not in deleted}
+
+    def deleted(self) -> set[str]:
+        return {e["file_id"] for e in self.events if e["event"] == "deleted"}
+
+    def undeleted(self) -> list[str]:
+        """Provider file ids of stored batches (input, output, error) not deleted yet, in journal order."""
+        created = {e["batch_id"]: e["file_id"] for e in self.events if e["event"] == "created"}
+        ids = [fid for e in self.events if e["event"] == "stored"
+               for fid in (created.get(e["batch_id"]), e.get("output_file_id"), e.get("error_file_id")) if fid]
+        deleted = self.deleted()
+        return [f for f in dict.fromkeys(ids) if f not in deleted]
 
 
 # ---- writing input files -----------------------------------------------------------------------------
@@ -466,14 +482,12 @@ class BatchClient:
             except httpx.TransportError as e:
                 if k == tries:
                     raise BatchError(f"{self.endpoint.base_url}: {what}: {type(e).__name__}: {e}") from None
-                await asyncio.sleep(min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s))
+                await asyncio.sleep(retry_wait(self.endpoint, k))
                 continue
             if r.status_code < 400:
                 return r
             if (r.status_code == 429 or r.status_code >= 500) and k < tries:
-                wait = _retry_after(r.headers.get("retry-after"))
-                wait = min(wait, self.endpoint.retry_after_cap_s) if wait is not None else \
-                    min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s)
+                wait = retry_wait(self.endpoint, k, _retry_after(r.headers.get("retry-after")))
                 log.info("%s: HTTP %d, retry %d/%d in %.2f s", what, r.status_code, k, tries, wait)
                 await asyncio.sleep(wait)
                 continue
@@ -508,6 +522,14 @@ class BatchClient:
                 return None
             after = page["data"][-1]["id"]
 
+    async def delete_file(self, file_id: str) -> None:
+        """``DELETE /v1/files/{id}``; a file the provider no longer has counts as deleted."""
+        try:
+            await self._call(f"delete file {file_id}", "DELETE", f"files/{file_id}")
+        except BatchError as e:
+            if "HTTP 404" not in str(e):
+                raise
+
     async def download(self, file_id: str, dest: Path) -> Path:
         tmp = dest.with_name(dest.name + ".part")
         for k in range(1, self.endpoint.max_tries + 1):
@@ -539,6 +561,7 @@ class _Run:
         self.ledger, self.provider_of = ((ledger, ledger.provider_of) if ledger is not None else
                                          _spend(requests, store, endpoint, prices, completion_tokens))
         self.max_attempts, self.validate, self.transport = max_attempts, validate, transport
+        self.provider = provider
         self.journal = Journal(store.root, provider)
         self.bodies = ChatClient(endpoint)
         self.summary = CollectionSummary(requests=len(requests))
@@ -559,10 +582,10 @@ class _Run:
 
     def settle(self, rec: dict) -> None:
         """Write the attempt's cost from its usage (one ledger for the whole collection)."""
-        # a request of the record's model: price and provider are the model's (any of its requests will do)
-        if not hasattr(self, "_by_model"):
-            self._by_model = {r.model: r for r in self.requests}
-        self.ledger.settle(self._by_model[rec["model"]], rec, 0.0)
+        from types import SimpleNamespace
+
+        # price by the record's model; a routed run's ledger labels it by this run's provider
+        self.ledger.settle(SimpleNamespace(model=rec["model"], provider=self.provider), rec, 0.0)
 
     def check_budget(self) -> None:
         """Before a round is submitted: its whole estimate must fit in ``llm.budget_usd``
@@ -681,10 +704,23 @@ class _Run:
         if not self.opts.keep_files:
             src.unlink(missing_ok=True)
             plan_path.unlink(missing_ok=True)
+            await self.delete_remote(client)
+
+    async def delete_remote(self, client: BatchClient) -> None:
+        """Delete the provider's copies (input, output, error files) of every stored batch, each
+        journaled once deleted; a killed run's leftovers are deleted by the next run."""
+        for fid in self.journal.undeleted():
+            _checkpoint("delete")
+            await client.delete_file(fid)
+            self.journal.event("deleted", file_id=fid)
 
     def _ended(self) -> tuple[int, int]:
-        att = [self.store.attempts(r).values() for r in self.requests]
-        return sum(any(a["valid"] for a in x) for x in att), sum(any(a["stop"] for a in x) for x in att)
+        valid = stopped = 0
+        for r in self.requests:         # streamed: a plan of millions is made on demand
+            x = self.store.attempts(r).values()
+            valid += any(a["valid"] for a in x)
+            stopped += any(a["stop"] for a in x)
+        return valid, stopped
 
     async def run(self) -> CollectionSummary:
         t0 = time.perf_counter()
@@ -701,6 +737,7 @@ class _Run:
                 if not self.opts.keep_files:     # every journaled batch is stored: what is left is orphaned
                     for p in self.journal.files_dir.iterdir():
                         p.unlink()
+                    await self.delete_remote(client)
                 self.check_budget()
                 # each file is submitted as soon as it is written, so the provider starts on it meanwhile
                 opened = [await self.submit(client, f) for f in
@@ -737,7 +774,8 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
                               transport=transport, write_index=write_index, validate=validate, prices=prices,
                               completion_tokens=completion_tokens)
     opts = options or BatchOptions.from_dict(getattr(endpoint, "batch", None))
-    requests = list(requests)
+    if not hasattr(requests, "__len__"):
+        requests = list(requests)        # a sized re-iterable (a lazy plan) is iterated once per pass instead
     with RawStore(store_root) as store:
         before = sum(len(store.attempts(r)) for r in requests)
         run = _Run(requests, store, endpoint, opts, max_attempts, validate, transport, prices, completion_tokens)
@@ -749,7 +787,7 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
         summary.cost_usd = run.ledger.spent - run.ledger.spent_before
         _check(summary, store, requests, max_attempts)
     if write_index:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     log.info("batch collection: %s", summary.line())
     check_complete(summary, endpoint)
     return summary
@@ -818,7 +856,7 @@ def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
         for fh in handles.values():
             fh.close()
     if write_index and rep.stored:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     return rep
 
 

@@ -323,6 +323,15 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def retry_wait(endpoint: "Endpoint", k: int, retry_after: float | None = None) -> float:
+    """Seconds to wait after failed try ``k``: the provider's Retry-After (capped at
+    ``retry_after_cap_s``), else exponential backoff ``backoff_base_s · 2^(k−1)`` up to
+    ``backoff_max_s`` (the chat client adds jitter; the batch client's calls share it)."""
+    if retry_after is not None:
+        return min(retry_after, endpoint.retry_after_cap_s)
+    return min(endpoint.backoff_base_s * 2 ** (k - 1), endpoint.backoff_max_s)
+
+
 def _retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
     if not value:
@@ -453,9 +462,8 @@ class ChatClient:
 
     def _wait(self, t: _Try, k: int) -> float:
         if t.retry_after is not None:
-            return min(t.retry_after, self.endpoint.retry_after_cap_s)
-        wait = min(self.endpoint.backoff_base_s * 2 ** (k - 1), self.endpoint.backoff_max_s)
-        return wait * (1 + 0.1 * self._rng.random())
+            return retry_wait(self.endpoint, k, t.retry_after)
+        return retry_wait(self.endpoint, k) * (1 + 0.1 * self._rng.random())
 
     def _breaker(self, t: _Try) -> None:
         """Count consecutive connection/timeout/5xx tries; raise EndpointDownError at the threshold."""

@@ -366,7 +366,8 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     if getattr(endpoint, "mode", "requests") == "batch":
         from lib.llm.batch import BatchOptions, collect_batch
 
-        requests = list(requests)
+        if not hasattr(requests, "__len__"):
+            requests = list(requests)    # a sized re-iterable (a lazy plan) stays lazy
         if len(requests) >= BatchOptions.from_dict(endpoint.batch).min_requests:
             return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
                                  transport=transport, write_index=write_index, validate=validate, prices=prices,
@@ -378,11 +379,11 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
                                               completion_tokens=completion_tokens, progress=progress))
     except CollectionError as e:
         if write_index:
-            RawStore(store_root).write_index()
+            RawStore(store_root).write_index(read=False)
         log.error("collection stopped: %s", e)
         raise
     if write_index:
-        RawStore(store_root).write_index()
+        RawStore(store_root).write_index(read=False)
     log.info("collection: %s", summary.line())
     if summary.quarantined:
         log.warning("raw store %s: %d malformed lines were moved to %s", store.root, summary.quarantined,
