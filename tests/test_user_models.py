@@ -94,7 +94,7 @@ def test_effective_tables_add_and_replace(tmp_path, example):
     assert runs.paper_models(table) == ["my/llm"] and runs.runner_family("my/llm", table) == "together"
 
 
-def test_scholar_grouped_tables_include_own_model(example):
+def test_scholar_grouped_tables_include_own_model(example, isolated_outputs):
     from lib.scholar import attempts, models as lsb
 
     table = lsb.for_profile(example)
@@ -109,7 +109,7 @@ def _texts(fig) -> str:
     return " ".join(t.get_text() for t in fig.findobj(matplotlib.text.Text))
 
 
-def test_attribution_figures_and_claims_include_own_model(example):
+def test_attribution_figures_and_claims_include_own_model(example, isolated_outputs):
     from test_attribution_claims import scored
 
     from lib.attribution import claims as atc, figures, models as at
@@ -125,7 +125,7 @@ def test_attribution_figures_and_claims_include_own_model(example):
     assert verdicts and all(v.status in ("held", "not held", "not applicable") for v in verdicts.values())
 
 
-def test_authority_tables_pool_own_model_in_its_cohort(example):
+def test_authority_tables_pool_own_model_in_its_cohort(example, isolated_outputs):
     from lib.authority import analysis as an, claims as abc, conditions, corpus, inputs as ai, prompts, responses as rs
 
     release = paths.ROOT / "tests" / "data" / "golden" / "authority" / "release"
