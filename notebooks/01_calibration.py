@@ -33,7 +33,7 @@ from lib.scholar import published as lsb_published
 profile = "quick"
 temperatures = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]   # the paper's grid
 families = ["top_k", "biased_top_k", "epoch", "field", "twins", "seniority"]
-params_per_family = 1        # task parameters per family, in the release's order; 0 = all (paper: 30 in all)
+params_per_family = 1        # task parameters per family, in the release's order; 0: all (paper: 30 in all)
 replicates = 3               # independent runs per (model, task, temperature); paper: 3
 gemini_replicates = 2        # paper: 1 (API limits); 2 keeps the sd defined when a family has one parameter
 label_mode = "faithful"      # "faithful": the reference's labels; "paper": the paper's seven labels

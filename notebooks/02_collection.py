@@ -36,7 +36,7 @@ from lib.scholar import plan as lsb_plan
 profile = "quick"
 runs = 4                     # repeated runs per prompt (replicate index); paper: 62 (twice daily for 31 days)
 families = ["top_k", "epoch", "field", "twins", "seniority"]   # the baseline tasks
-params_per_family = 1        # task parameters per family, in the release's order; 0 = all (paper)
+params_per_family = 1        # task parameters per family, in the release's order; 0: all (paper)
 constrained_prompts = True   # add the 12 biased_top_k (constrained) prompts; capped by params_per_family
 rag = True                   # collect the two grounded (web-search) Gemini configurations
 temperature_source = "calibration"   # "calibration": 01's selected temperatures; "paper": Table A.1's

@@ -31,7 +31,7 @@ from lib.scholar import quirks
 
 # %% tags=["parameters"]
 profile = "quick"
-ground_truth_dir = ""   # a directory of real ground-truth tables (lib.groundtruth.schema); "" = the synthetic world
+ground_truth_dir = ""   # a directory of real ground-truth tables (lib.groundtruth.schema); "": the synthetic world
 label_mode = "faithful"            # "faithful": the reference's labels and name rows; "paper": the paper's labels
 metric_mode = "faithful"           # edge cases of the name-based metrics: "faithful" (reference quirks) or "corrected"
 consistency_pairs = "consecutive"  # "all": the v1 variant (mean Jaccard over all pairs of runs)

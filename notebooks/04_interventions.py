@@ -47,7 +47,7 @@ reasons_corrected = False         # True: split the seed sentences that missing 
 examples_per_reason = 2           # Table A.2 rows per refusal reason (the paper shows 3)
 example_chars = 300               # Table A.2 text cut
 before_param = "top_100"          # the unconstrained prompt constrained prompting is compared with (paper: top_100)
-quadrant_temperature_stride = 1   # Fig. C.18(b): every n-th sweep temperature (1 = all, the paper)
+quadrant_temperature_stride = 1   # Fig. C.18(b): every n-th sweep temperature (1: all, the paper)
 
 # %%
 cfg = config.load_profile(profile)

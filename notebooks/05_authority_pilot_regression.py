@@ -42,18 +42,18 @@ from lib.authority import published as ab_published
 profile = "quick"
 corpus_source = "synthetic"   # or a released dataset folder (Tier A: its papers, conditions and answers);
                               # a profile's real_data.authority_dataset_dir sets it
-topics = []                   # restrict to these topics; [] = all 25
+topics = []                   # restrict to these topics; []: all 25
 queries_per_topic = 2         # main-experiment queries per topic (paper: 10, i.e. 250 queries)
-pilot_topics = []             # [] = the paper's five pilot topics
+pilot_topics = []             # []: the paper's five pilot topics
 pilot_queries_per_topic = 2   # pilot queries per topic, 100 prompts each (paper: 10, i.e. 5,000 per model)
-pilot_models = []             # [] = the paper's three pilot models
-main_models = []              # [] = the eight headline models and the gpt-4o-mini tier ablation
+pilot_models = []             # []: the paper's three pilot models
+main_models = []              # []: the eight headline models and the gpt-4o-mini tier ablation
 api_model_ids = {}            # real endpoints: model id -> the endpoint's model name
 pilot_design = "reference"    # "reference" (faithful): the source card keeps its content; "shared_content": all ten cards show the fixed paper's (the text, A.7)
-pilot_fit = "gd"              # "gd" = the reference's gradient descent (faithful, every profile); "mle" = exact fit (corrected)
+pilot_fit = "gd"              # "gd": the reference's gradient descent (faithful, every profile); "mle": exact fit (corrected)
 pilot_averaging = "subsets"   # dominance: "subsets" (faithful) or "general" (Budescu)
-parse_mode = "faithful"       # "faithful" = first integer in 1..10 (the paper); "corrected" = stricter parser
-weights_source = "pilot"      # "pilot" = the pilot's fused weights define the conditions; "given" = authority_weights
+parse_mode = "faithful"       # "faithful": first integer in 1..10 (the paper); "corrected": stricter parser
+weights_source = "pilot"      # "pilot": the pilot's fused weights define the conditions; "given": authority_weights
 authority_weights = {"venue": 0.2, "median_h": 0.2, "max_h": 0.2, "citations": 0.2, "affiliation": 0.2}
 
 # %%

@@ -47,9 +47,9 @@ balancing_runs = 100
 balance_lambda = 1.0
 n_matchings = 300
 use_released_data = True
-run_matchings = 8            # matchings (one quote per author and group) asked per dataset; 0 = whole datasets (paper)
+run_matchings = 8            # matchings (one quote per author and group) asked per dataset; 0: whole datasets (paper)
 generations = 2              # stochastic generations per prompt (paper: 3)
-rag_subset_models = []       # with run_matchings = 0: models whose RAG runs use the n_matchings subsets (paper: † models)
+rag_subset_models = []       # with run_matchings 0 (paper): models whose RAG runs use the n_matchings subsets (paper: † models)
 prompt_family = "reference"  # each model its release runner's prompts ("providers" / "together": one for all)
 api_models = {}              # real endpoints: Table 6 model id -> the endpoint's model name
 significance_test = "z"      # "z" (faithful, the release) or "welch" (corrected: Welch's t)

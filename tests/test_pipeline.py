@@ -290,3 +290,21 @@ def test_dry_run_plans_the_quick_design_and_sends_nothing(isolated_outputs, caps
     assert totals[("05_authority_pilot_regression", "panel")]["requests"] == 5 * 2 * 100 * 3 + 25 * 2 * 9 * 9
     assert all(t["cost_usd"] == 0.0 for t in totals.values())      # the embedded panel is free
     assert not (isolated_outputs / "executed").exists() and not (isolated_outputs / "raw").exists()
+
+
+@pytest.mark.parametrize("notebook", [p.stem for p in sorted(paths.NOTEBOOKS.glob("[0-9][0-9]_*.py"))])
+def test_papermill_reads_every_parameter_of_each_notebook(notebook, caplog):
+    """papermill infers the parameters cell line by line; a line it cannot parse (e.g. a second '='
+    in its comment) is logged as "Unable to parse" and the parameter then shows as unknown."""
+    import jupytext
+    from papermill.inspection import _infer_parameters
+
+    from lib import config
+
+    nb = jupytext.read(paths.NOTEBOOKS / f"{notebook}.py")
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
+    with caplog.at_level("WARNING", logger="papermill"):
+        names = [p.name for p in _infer_parameters(nb)]
+    assert "Unable to parse" not in caplog.text
+    assert names == list(config.notebook_parameters(notebook))
