@@ -56,6 +56,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import httpx
 from tqdm.auto import tqdm
 
+from lib import jsonl
 from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
                             grounding_of, retry_wait)
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
@@ -160,7 +161,7 @@ class Journal:
             for line in f:
                 if line.endswith(b"\n"):
                     try:
-                        yield json.loads(line)
+                        yield jsonl.loads(line)
                     except ValueError:
                         continue
 
@@ -180,7 +181,7 @@ class Journal:
                 with open(path, "ab") as f:
                     f.write(b"\n")
             fd = self._fds[name] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(fd, (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
+        os.write(fd, jsonl.dumps(rec))
 
     def event(self, kind: str, **kw) -> dict:
         rec = {"event": kind, "at": _now(), **kw}
@@ -262,8 +263,7 @@ def iter_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: Ba
         return files[-1]
 
     for cid, body, ident in lines:
-        raw = (json.dumps({"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body},
-                          ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        raw = jsonl.dumps({"custom_id": cid, "method": "POST", "url": CHAT_URL, "body": body})
         if len(raw) > opts.max_bytes_per_file:
             raise BatchError(f"batch line {cid} is {len(raw)} bytes, over max_bytes_per_file "
                              f"{opts.max_bytes_per_file}")
@@ -290,7 +290,7 @@ def read_plan(paths: Iterable[Path]) -> dict[str, dict]:
         for f in sorted(p.glob("*.requests.jsonl")) if p.is_dir() else [p]:
             with open(f, encoding="utf-8") as fh:
                 for line in fh:
-                    d = json.loads(line)
+                    d = jsonl.loads(line)
                     out[d.pop("custom_id")] = d
     return out
 
@@ -404,7 +404,7 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
                 continue
             rep.lines += 1
             try:
-                line = json.loads(raw)
+                line = jsonl.loads(raw)
                 if not isinstance(line, dict):
                     raise ValueError("not a JSON object")
                 cid = line["custom_id"]
@@ -670,7 +670,7 @@ class _Run:
         with open(src, "rb") as fin:
             def body(cid: str) -> dict:
                 fin.seek(offsets[cid])
-                return json.loads(fin.readline())["body"]
+                return jsonl.loads(fin.readline())["body"]
 
             rep = StoreReport()
             if b["status"] == "failed":
@@ -841,7 +841,7 @@ def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
             if cid in offs:
                 fh = handles[src]
                 fh.seek(offs[cid])
-                return json.loads(fh.readline())["body"]
+                return jsonl.loads(fh.readline())["body"]
         return None
 
     try:

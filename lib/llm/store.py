@@ -40,7 +40,7 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from lib import paths
+from lib import jsonl, paths
 
 log = logging.getLogger("lib.llm.store")
 REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicate")
@@ -192,7 +192,7 @@ class RawStore:
                     yield i, line, None, None
                     continue
                 try:
-                    rec = json.loads(line)
+                    rec = jsonl.loads(line)
                 except ValueError as e:
                     yield i, line, None, f"not valid JSON ({e})"
                     continue
@@ -418,7 +418,7 @@ class RawStore:
         if fd is None:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = self._fds[path] = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        data = (json.dumps(rec, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode("utf-8")
+        data = jsonl.dumps(rec, sort_keys=True, default=str)
         view = memoryview(data)
         while view:
             n = os.write(fd, view)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lib import jsonl
 from lib.panel.latent import seed_int
 
 CUSTOM_ID = re.compile(r"-r(\d+)-a(\d+)$")
@@ -219,8 +220,7 @@ class BatchService:
         counts = b["request_counts"]
         n_out = n_err = 0
         seen_ids: set[str] = set()
-        with open(src, "rb") as f, open(out_tmp, "w", encoding="utf-8") as out, \
-                open(err_tmp, "w", encoding="utf-8") as err:
+        with open(src, "rb") as f, open(out_tmp, "wb") as out, open(err_tmp, "wb") as err:
             k = 0
             for lineno, raw in enumerate(f, 1):
                 if not raw.strip():
@@ -242,22 +242,22 @@ class BatchService:
                                  if b["id"] in self._cancel else
                                  ("batch_expired", "This request could not be executed before the completion "
                                                    "window expired."))
-                    err.write(json.dumps({**entry, "response": None, "error": {"code": code, "message": msg}}) + "\n")
+                    err.write(jsonl.dumps({**entry, "response": None, "error": {"code": code, "message": msg}}))
                     n_err += 1
                     counts["failed"] += 1
                     continue
                 headers = self._line_headers(cid)
                 if faults.rate_batch_line and np.random.default_rng(
                         seed_int(panel.seed, "batch_line", cid, headers["x-try"])).random() < faults.rate_batch_line:
-                    err.write(json.dumps({**entry, "response": None, "error": {
-                        "code": "request_timeout", "message": "The underlying call to the model timed out."}}) + "\n")
+                    err.write(jsonl.dumps({**entry, "response": None, "error": {
+                        "code": "request_timeout", "message": "The underlying call to the model timed out."}}))
                     n_err += 1
                     counts["failed"] += 1
                     continue
                 status, _, payload = panel.complete(line["body"], headers)
                 rec = {**entry, "response": {"status_code": status, "request_id": req_id, "body": payload},
                        "error": None}
-                text = json.dumps(rec, ensure_ascii=False) + "\n"
+                text = jsonl.dumps(rec)
                 if status == 200:
                     out.write(text)
                     n_out += 1
@@ -286,7 +286,7 @@ class BatchService:
         def problem(code, message, param=None):
             return {"code": code, "message": f"line {lineno}: {message}", "line": lineno, "param": param}, None
         try:
-            line = json.loads(raw)
+            line = jsonl.loads(raw)
         except ValueError:
             return problem("invalid_json_line", "not a JSON object")
         if not isinstance(line, dict):
