@@ -211,11 +211,20 @@ def _record(artifact: Artifact, files: list[Path], synthetic: Synthetic, started
     return rec
 
 
+def _not_made(artifact: Artifact) -> list[Path]:
+    print(f"{artifact.id}: not made by this run (its inputs are absent); the manifest reports it missing")
+    return []
+
+
 def save_figure(fig, artifact_id: str, *, synthetic: Synthetic, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``outputs/figures/<id>.pdf`` and ``.png``; label it when synthetic or mixed."""
+    """Write ``fig`` as ``outputs/figures/<id>.pdf`` and ``.png``; label it when synthetic or mixed.
+    ``fig`` None (this run cannot draw it, e.g. no model replies): nothing is written, and the
+    manifest reports the artifact missing."""
     started = time.perf_counter()
     artifact = get(artifact_id)
     _check_producer(artifact, "figure")
+    if fig is None:
+        return _not_made(artifact)
     if (label := data_label(synthetic)) in NOTES:
         fig.text(0.995, 0.005, NOTES[label][0], ha="right", va="bottom", fontsize=6, color="#a33", alpha=0.9)
     files = [paths.FIGURES / f"{artifact.id}.pdf", paths.FIGURES / f"{artifact.id}.png"]
@@ -226,10 +235,13 @@ def save_figure(fig, artifact_id: str, *, synthetic: Synthetic, dpi: int = 150) 
 
 
 def save_table(df, artifact_id: str, *, synthetic: Synthetic, index: bool = False, float_format: str = "%.3f") -> list[Path]:
-    """Write ``df`` as ``outputs/tables/<id>.csv`` and a booktabs ``.tex`` table with the caption."""
+    """Write ``df`` as ``outputs/tables/<id>.csv`` and a booktabs ``.tex`` table with the caption
+    (``df`` None: not made by this run, as for :func:`save_figure`)."""
     started = time.perf_counter()
     artifact = get(artifact_id)
     _check_producer(artifact, "table")
+    if df is None:
+        return _not_made(artifact)
     if len(df) == 0:
         raise ValueError(f"{artifact.id}: refusing to save an empty table")
     caption = artifact.caption + NOTES.get(data_label(synthetic), ("", ""))[1]

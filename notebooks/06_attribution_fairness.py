@@ -32,11 +32,8 @@
 # its answers and are synthetic. They show that the pipeline works, not the paper's findings.
 
 # %%
-import pandas as pd
-from IPython.display import display
-
-from lib import artifacts, config, endpoints, paths, published
-from lib.attribution import build, figures, metrics, models, prompts, quirks, robustness, runs, tables
+from lib import artifacts, config, paths, published
+from lib.attribution import build, evaluation, figures, models, prompts, robustness, tables
 from lib.attribution import inputs as at_inputs
 from lib.attribution import published as at_published
 
@@ -64,14 +61,10 @@ paths.ensure(out_dir)
 tw = build.build_twin(twin_authors, cfg.seed, runs=balancing_runs, lam=balance_lambda, n_matchings=n_matchings)
 build.save(tw, out_dir)
 rel = at_inputs.released(cfg, use_released_data, runs=balancing_runs, lam=balance_lambda)
-# the release holds no model responses: without an endpoint (a real-data profile with llm.base_url null,
-# e.g. params/release.yaml) the runs of §5 are not made and their figures are reported missing
-run_models = at_inputs.run_models(cfg)
 src = rel if rel is not None else tw
 print(f"twin: {len(tw.universe):,} authors, {len(tw.quotes):,} quotes;",
       {k: len(v) for k, v in tw.datasets.items()}, "quotes per dataset")
 print("released files:", "used" if rel is not None else "not downloaded (synthetic twin only)")
-print("model runs:", "yes" if run_models else "no endpoint (real data, llm.base_url null): Figures 4-8, 13-16 not made")
 
 # %% [markdown]
 # ## Table 1: prompts
@@ -211,20 +204,15 @@ tab6
 # (§5.1). Requests go through `lib.llm` into the raw store (`outputs/raw/attribench_*`); a re-run
 # skips every request already answered. On the embedded default the endpoint is the synthetic
 # panel, which knows the quotes' authors and answers by its latent attribution parameters.
-# A real-data profile without an endpoint (`params/release.yaml`) skips the runs and every cell
-# below: AttriBench releases no model responses, so Figures 4–8 and 13–16 are reported missing.
+# A real-data profile without an endpoint (`params/release.yaml`) makes no runs
+# (`lib.attribution.evaluation`): AttriBench releases no model responses, so every step below
+# returns nothing, Figures 4–8 and 13–16 are reported missing and the §5 claims not applicable.
 
 # %%
-if run_models:
-    run_src = src if len(src.datasets) == 2 else tw
-    paper_plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=run_matchings, generations=generations,
-                                 family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
-                                 table=model_table)
-    reqs, dagger = paper_plan.requests, paper_plan.dagger     # made on demand: a paper run has millions
-    print(paper_plan.line() + f", {generations} generations")
-    with endpoints.open_endpoint(cfg, with_world=False, quotes=paper_plan.quotes) as endpoint:
-        summary = runs.run(reqs, endpoint, max_attempts=cfg.llm.max_attempts)
-    print(summary.line())
+runs_06 = evaluation.collect(cfg, src, tw, table=model_table, run_matchings=run_matchings, generations=generations,
+                             prompt_family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
+                             test=significance_test)
+print(runs_06.line())
 
 # %% [markdown]
 # ## Scoring: accuracy, S_omit, S_evid and subgroup disparities
@@ -240,40 +228,12 @@ if run_models:
 # Synthetic panel data.
 
 # %%
-if run_models:
-    scored = runs.score_store(reqs, run_src.datasets, out_dir / "scored.parquet")
-    print(f"{len(scored):,} answered of {len(reqs):,} requests")
-    accuracy = metrics.accuracy(scored)
-    accuracy.to_parquet(out_dir / "accuracy.parquet", index=False)
-    acc_sig = metrics.subgroup_significance(metrics.accuracy(scored, subgroups=True), higher_is_better=True,
-                                            test=significance_test)
-    omit_sig = metrics.subgroup_significance(metrics.s_omit(scored, subgroups=True), higher_is_better=False,
-                                             test=significance_test)
-    evid_sig = metrics.subgroup_significance(metrics.s_evid(scored, subgroups=True), higher_is_better=False,
-                                             test=significance_test)
-    pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True).to_parquet(out_dir / "subgroup_significance.parquet", index=False)
-    acc_view = accuracy[~accuracy["evidence"]].copy()
-    acc_view["accuracy % [95% CI]"] = ((100 * acc_view["mean"]).round(1).astype(str) + " [" + (100 * acc_view["ci_low"]).round(1).astype(str)
-                                       + ", " + (100 * acc_view["ci_high"]).round(1).astype(str) + "]")
-    display(acc_view.pivot(index="model", columns=["dataset", "prompt_type"], values="accuracy % [95% CI]"))
+runs_06 = evaluation.score(runs_06, out_dir)
+evaluation.accuracy_view(runs_06)
 
 # %%
-if run_models:
-    disparities = pd.concat([metrics.disparity(acc_sig, higher_is_better=True), metrics.disparity(omit_sig, higher_is_better=False),
-                             metrics.disparity(evid_sig, higher_is_better=False)], ignore_index=True)
-    disparities.to_parquet(out_dir / "disparities.parquet", index=False)
-    # gap (pp) between the best and the worst subgroup: direct / indirect accuracy, S_omit, S_evid
-    headline = disparities[(disparities["metric"].eq("accuracy") & ~disparities["evidence"]
-                            & disparities["prompt_type"].isin(["direct", "indirect"])) | disparities["metric"].isin(["omission", "miss"])]
-    display(headline.pivot_table(index="model", columns=["dataset", "metric", "prompt_type"], values="gap_pp").round(1))
-
-# %%
-if run_models:
-    # figures label models by their display names (Table 6); † marks RAG runs on the subsets
-    names = models.display_names(model_table)
-    scored_fig = scored.assign(model=scored["model"].map(names).fillna(scored["model"]))
-    dagger_names = [names.get(m, m) for m in dagger]
-    runs_synthetic = cfg.synthetic or run_src.synthetic     # the panel's answers, or real models on the twin
+# gap (pp) between the best and the worst subgroup: direct / indirect accuracy, S_omit, S_evid
+evaluation.headline_gaps(runs_06)
 
 # %% [markdown]
 # ## Figure 4: overall attribution accuracy
@@ -284,9 +244,8 @@ if run_models:
 # panel data.
 
 # %%
-if run_models:
-    fig4 = figures.response_figure("at-fig4", scored_fig)
-    artifacts.save_figure(fig4, "at-fig4", synthetic=runs_synthetic)
+fig4 = evaluation.figure(runs_06, "at-fig4")
+artifacts.save_figure(fig4, "at-fig4", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 5: accuracy by subgroup
@@ -297,9 +256,8 @@ if run_models:
 # lead under every model and prompt. Synthetic panel data.
 
 # %%
-if run_models:
-    fig5 = figures.response_figure("at-fig5", scored_fig, test=significance_test)
-    artifacts.save_figure(fig5, "at-fig5", synthetic=runs_synthetic)
+fig5 = evaluation.figure(runs_06, "at-fig5")
+artifacts.save_figure(fig5, "at-fig5", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 6: omission suppression S_omit
@@ -309,9 +267,8 @@ if run_models:
 # paper finds White and White-male authors least omitted in every model. Synthetic panel data.
 
 # %%
-if run_models:
-    fig6 = figures.response_figure("at-fig6", scored_fig, test=significance_test)
-    artifacts.save_figure(fig6, "at-fig6", synthetic=runs_synthetic)
+fig6 = evaluation.figure(runs_06, "at-fig6")
+artifacts.save_figure(fig6, "at-fig6", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 7: evidence suppression S_evid
@@ -321,9 +278,8 @@ if run_models:
 # evidence reduces but does not remove suppression disparities. Synthetic panel data.
 
 # %%
-if run_models:
-    fig7 = figures.response_figure("at-fig7", scored_fig, test=significance_test)
-    artifacts.save_figure(fig7, "at-fig7", synthetic=runs_synthetic)
+fig7 = evaluation.figure(runs_06, "at-fig7")
+artifacts.save_figure(fig7, "at-fig7", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 8: accuracy by author fame
@@ -333,9 +289,8 @@ if run_models:
 # across groups. Synthetic panel data.
 
 # %%
-if run_models:
-    fig8 = figures.response_figure("at-fig8", scored_fig)
-    artifacts.save_figure(fig8, "at-fig8", synthetic=runs_synthetic)
+fig8 = evaluation.figure(runs_06, "at-fig8")
+artifacts.save_figure(fig8, "at-fig8", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 13: evidence-conditioned accuracy
@@ -346,9 +301,8 @@ if run_models:
 # 300-matching subset. Synthetic panel data.
 
 # %%
-if run_models:
-    fig13 = figures.response_figure("at-fig13", scored_fig, subset_models=dagger_names)
-    artifacts.save_figure(fig13, "at-fig13", synthetic=runs_synthetic)
+fig13 = evaluation.figure(runs_06, "at-fig13")
+artifacts.save_figure(fig13, "at-fig13", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 14: evidence-conditioned accuracy by subgroup, indirect prompt
@@ -358,9 +312,8 @@ if run_models:
 # panel data.
 
 # %%
-if run_models:
-    fig14 = figures.response_figure("at-fig14", scored_fig, test=significance_test)
-    artifacts.save_figure(fig14, "at-fig14", synthetic=runs_synthetic)
+fig14 = evaluation.figure(runs_06, "at-fig14")
+artifacts.save_figure(fig14, "at-fig14", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 15: author omission under the direct prompt
@@ -371,9 +324,8 @@ if run_models:
 # authors. Synthetic panel data.
 
 # %%
-if run_models:
-    fig15 = figures.response_figure("at-fig15", scored_fig, test=significance_test)
-    artifacts.save_figure(fig15, "at-fig15", synthetic=runs_synthetic)
+fig15 = evaluation.figure(runs_06, "at-fig15")
+artifacts.save_figure(fig15, "at-fig15", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Figure 16: indirect-overt prompting
@@ -384,9 +336,8 @@ if run_models:
 # Synthetic panel data.
 
 # %%
-if run_models:
-    fig16 = figures.response_figure("at-fig16", scored_fig, test=significance_test)
-    artifacts.save_figure(fig16, "at-fig16", synthetic=runs_synthetic)
+fig16 = evaluation.figure(runs_06, "at-fig16")
+artifacts.save_figure(fig16, "at-fig16", synthetic=runs_06.synthetic)
 
 # %% [markdown]
 # ## Regenerated vs published values
@@ -400,9 +351,8 @@ if run_models:
 # reproduction check.
 
 # %%
-vs_published = at_published.attribution_comparison(
-    artifacts.saved_tables("at-"), accuracy=accuracy if run_models else None,
-    subgroups=pd.concat([acc_sig, omit_sig, evid_sig], ignore_index=True) if run_models else None)
+vs_published = at_published.attribution_comparison(artifacts.saved_tables("at-"), accuracy=runs_06.accuracy,
+                                                   subgroups=runs_06.subgroups)
 published.write_comparison(vs_published, "attribution_bias", synthetic=cfg.synthetic)
 print(published.summary_line(vs_published, "attribution_bias"))
 vs_published.head(20)
@@ -419,10 +369,9 @@ vs_published.head(20)
 # effects on the quick profile. Synthetic panel data on the embedded default.
 
 # %%
-if run_models:
-    by_mode = quirks.measure_scored(scored, balanced=src.balanced)
-    artifacts.save_table(by_mode, "at-quirks", synthetic=runs_synthetic, float_format="%.4f")
-    display(by_mode)
+by_mode = evaluation.quirk_table(runs_06, balanced=src.balanced)
+artifacts.save_table(by_mode, "at-quirks", synthetic=runs_06.synthetic, float_format="%.4f")
+by_mode
 
 # %% [markdown]
 # ## Claims (abstract, §5.2, §6, Appendices A.9–A.11)
@@ -440,6 +389,5 @@ if run_models:
 from lib import claims
 from lib.attribution import claims as at_claims
 
-verdicts = at_claims.check_all(scored if run_models else None, synthetic=runs_synthetic if run_models else cfg.synthetic,
-                               test=significance_test)
+verdicts = at_claims.check_all(runs_06.scored, synthetic=runs_06.synthetic, test=significance_test)
 claims.summary(verdicts)
