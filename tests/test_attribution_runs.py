@@ -172,6 +172,9 @@ def test_failed_attempts_are_reasked(tmp_path):
     assert r["attempts"].between(1, 3).all() and r["attempts"].gt(1).any()
     answered = r[r["status"] == "ok"]
     assert len(answered) > len(reqs) * 0.75
+    # the summary's completeness covers every pass: answered, ended without an answer, still failed
+    assert s.answered == int(r["status"].eq("ok").sum()) and s.failed == 0
+    assert s.answered + s.ended_invalid + s.failed == len(reqs)
     assert np.array_equal(runs.responses(reqs, store_root=tmp_path)["request_id"], answered["request_id"])
     counts = runs.status_counts(reqs, store_root=tmp_path)
     assert counts["planned"].sum() == len(reqs) and counts["answered"].sum() == len(answered)

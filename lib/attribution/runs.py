@@ -51,7 +51,7 @@ from lib.attribution import prompts as pr
 from lib.attribution.models import routing, table6
 from lib.attribution.requests import TOP_P, build_requests
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import CollectionSummary, collect
+from lib.llm.collect import CollectionSummary, any_answer, collect
 from lib.llm.store import RawStore, request_key
 
 EXPERIMENT_PREFIX = "attribench"
@@ -344,7 +344,7 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
     per pass. Requests already answered are skipped, so a second call sends nothing. ``top_p``
     is set on every request without one (None: left unset, not sent); ``transport`` replaces the
     client's HTTP transport (tests). Returns the summed :class:`CollectionSummary`
-    (``valid_requests`` stays 0: the LLMScholarBench validity check does not apply). The store's
+    (answers are free text: any non-empty reply ends a request, :func:`lib.llm.collect.any_answer`). The store's
     parquet index is rebuilt once at the end (``write_index``), not after every pass.
     """
     if max_attempts < 1:
@@ -356,8 +356,9 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
         todo = requests if attempt == 1 else _unanswered(requests, store_root)
         if not todo:
             break
+        # free-text answers: any non-empty reply ends a request (the LLMScholarBench list check does not apply)
         s = collect(todo, endpoint, store_root=store_root, max_attempts=attempt, transport=transport,
-                    write_index=False, prices=at_models.prices())
+                    write_index=False, prices=at_models.prices(), validate=any_answer)
         if attempt == 1:
             total.already_complete = s.already_complete
         total.attempts_written += s.attempts_written
@@ -365,6 +366,12 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
         total.stopped_requests += s.stopped_requests
         total.tries.update(s.tries)
         total.seconds += s.seconds
+        total.valid_requests += s.valid_requests
+        # completeness: each pass answers requests the earlier ones did not; what the last pass left
+        # failed stays open, and the rest ended without an answer (empty reply, stop, API errors)
+        total.answered += s.answered
+        total.failed, total.quarantined = s.failed, s.quarantined
+        total.ended_invalid = total.requests - total.answered - total.failed
         if s.api_error_attempts == 0 and s.already_complete == 0:
             break                      # everything sent in this pass was answered
     if write_index and total.attempts_written:

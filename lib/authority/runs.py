@@ -31,7 +31,7 @@ import pandas as pd
 
 from lib.authority.models import MODELS_BY_ID, AuthorityModel, load_models, prices, providers_by_id
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import CollectionSummary, collect
+from lib.llm.collect import CollectionSummary, any_answer, collect
 from lib.llm.store import RawStore, request_key
 
 EXPERIMENTS = {"pilot": "authority_pilot", "main": "authority_main"}
@@ -142,7 +142,7 @@ def run_collection(requests: Sequence[Request], endpoint: Endpoint, *, store_roo
     for n, group in sorted(by_next.items()):
         # max_attempts = n: the collector runs exactly one more attempt for each of these requests
         passes.append(collect(group, endpoint, store_root=store_root, max_attempts=n, write_index=False,
-                              prices=prices(), completion_tokens=expected_completion))
+                              prices=prices(), completion_tokens=expected_completion, validate=any_answer))
     if passes:
         RawStore(store_root).write_index()
     return RunSummary(len(requests), answered, sum(len(g) for g in by_next.values()), given_up, passes)
