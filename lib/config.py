@@ -64,6 +64,13 @@ class BatchSettings(_Strict):
     min_requests: int = Field(default=0, ge=0)
 
 
+def _env_var_name(v: str | None) -> str | None:
+    """``api_key_env`` holds the NAME of an environment variable, never a key."""
+    if v is not None and not ENV_NAME.match(v):
+        raise ValueError("expected the NAME of an environment variable (e.g. OPENROUTER_API_KEY)")
+    return v
+
+
 PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
@@ -82,12 +89,7 @@ class ProviderSettings(_Strict):
     #: API path (lib.llm.batch; the provider must offer /v1/files and /v1/batches)
     batch: bool = False
 
-    @field_validator("api_key_env")
-    @classmethod
-    def _env_name(cls, v: str | None) -> str | None:
-        if v is not None and not ENV_NAME.match(v):
-            raise ValueError("expected the NAME of an environment variable (e.g. OPENAI_API_KEY)")
-        return v
+    _env_name = field_validator("api_key_env")(_env_var_name)
 
 
 class PriceSettings(_Strict):
@@ -131,12 +133,7 @@ class LLMSettings(_Strict):
     #: {model: {input, output}} USD per million tokens; overrides the model tables' prices (dry run, budget)
     prices: dict[str, PriceSettings] = {}
 
-    @field_validator("api_key_env")
-    @classmethod
-    def _env_name(cls, v: str | None) -> str | None:
-        if v is not None and not ENV_NAME.match(v):
-            raise ValueError("expected the NAME of an environment variable (e.g. OPENROUTER_API_KEY)")
-        return v
+    _env_name = field_validator("api_key_env")(_env_var_name)
 
     @property
     def real_endpoint(self) -> bool:
