@@ -467,8 +467,6 @@ def _memory_bytes() -> int | None:
 
 def _range_errors(prof: Profile, where: str) -> list[str]:
     """Ranges and forms pydantic's types do not say: seed, world size, URL, timeouts, notebook counts."""
-    from lib.llm.client import is_http_url
-
     errs = []
     if not 0 <= prof.seed < SEED_LIMIT:
         errs.append(f"{where}: key 'seed': expected an integer >= 0 and < 2**32, got {prof.seed}")
@@ -477,18 +475,13 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
         errs.append(f"{where}: key 'world.n_authors': {prof.world.n_authors} authors need at least "
                     f"{need / 2**30:.1f} GiB, more than this machine's {mem / 2**30:.1f} GiB of memory; "
                     f"expected at most {mem // BYTES_PER_AUTHOR}")
-    url = prof.llm.base_url
     if prof.synthetic == "mixed" and not prof.llm.real_endpoint:
         errs.append(f"{where}: key 'synthetic': 'mixed' declares a real endpoint asked about synthetic inputs, "
                     "but llm.base_url is null and llm.providers is empty (the embedded panel is synthetic); "
                     "give llm.base_url or llm.providers, or set synthetic: true")
-    if url is not None and not is_http_url(url):
-        errs.append(f"{where}: key 'llm.base_url': expected an http(s) URL such as "
-                    f"https://openrouter.ai/api/v1, or null for the embedded panel, got {url!r}")
+    errs += _endpoint_errors(where, "llm", prof.llm.base_url, prof.llm.request_timeout_s,
+                             null_means="the embedded panel")
     errs += _provider_errors(prof.llm, where)
-    if prof.llm.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
-        errs.append(f"{where}: key 'llm.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
-                    f"(every request would time out), got {prof.llm.request_timeout_s}")
     if prof.execution_timeout_s < MIN_EXECUTION_TIMEOUT_S:
         errs.append(f"{where}: key 'execution_timeout_s': expected at least {MIN_EXECUTION_TIMEOUT_S} s per cell "
                     f"(starting the kernel and importing lib alone takes seconds), got {prof.execution_timeout_s}")
@@ -502,10 +495,25 @@ def _range_errors(prof: Profile, where: str) -> list[str]:
     return errs
 
 
-def _provider_errors(llm: LLMSettings, where: str) -> list[str]:
-    """``llm.providers`` and ``llm.routes``: names, URLs, timeouts; one way of saying where requests go."""
+def _endpoint_errors(where: str, key: str, url: str | None, timeout: float, *,
+                     null_means: str | None = None) -> list[str]:
+    """One endpoint block ``key`` (``llm`` or ``llm.providers.<name>``): ``base_url`` an http(s) URL
+    (or null where ``null_means`` says what null does) and a request timeout an answer can arrive in."""
     from lib.llm.client import is_http_url
 
+    errs = []
+    if not (url is None and null_means) and not is_http_url(url):
+        null = f", or null for {null_means}" if null_means else ""
+        errs.append(f"{where}: key '{key}.base_url': expected an http(s) URL such as "
+                    f"https://openrouter.ai/api/v1{null}, got {url!r}")
+    if timeout < MIN_REQUEST_TIMEOUT_S:
+        errs.append(f"{where}: key '{key}.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
+                    f"(every request would time out), got {timeout}")
+    return errs
+
+
+def _provider_errors(llm: LLMSettings, where: str) -> list[str]:
+    """``llm.providers`` and ``llm.routes``: names, URLs, timeouts; one way of saying where requests go."""
     errs = []
     if llm.providers and llm.base_url is not None:
         errs.append(f"{where}: key 'llm.base_url': give either llm.base_url (one endpoint for every model) or "
@@ -519,12 +527,7 @@ def _provider_errors(llm: LLMSettings, where: str) -> list[str]:
         if not PROVIDER_NAME.match(name):
             errs.append(f"{where}: key '{key}': expected a provider name of lower-case letters, digits, '-' or '_' "
                         f"starting with a letter (e.g. openrouter), got {name!r}")
-        if not is_http_url(p.base_url):
-            errs.append(f"{where}: key '{key}.base_url': expected an http(s) URL such as "
-                        f"https://api.openai.com/v1, got {p.base_url!r}")
-        if p.request_timeout_s < MIN_REQUEST_TIMEOUT_S:
-            errs.append(f"{where}: key '{key}.request_timeout_s': expected at least {MIN_REQUEST_TIMEOUT_S:g} s "
-                        f"(every request would time out), got {p.request_timeout_s}")
+        errs += _endpoint_errors(where, key, p.base_url, p.request_timeout_s)
     for table_name, target in llm.routes.items():
         if target not in llm.providers:
             errs.append(f"{where}: key 'llm.routes.{table_name}': expected the name of a provider of llm.providers "
