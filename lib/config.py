@@ -588,6 +588,16 @@ def load_profile(profile: str | Path) -> Profile:
     return prof
 
 
+def load_or_report(profile: str | Path, out) -> Profile | None:
+    """:func:`load_profile` for a command (the runner, its dry run): the profile, or None after printing
+    ``profile error:`` and every problem to ``out`` (the command then exits with 2)."""
+    try:
+        return load_profile(profile)
+    except ProfileError as exc:
+        print(f"profile error:\n{exc}", file=out)
+        return None
+
+
 def secret_values(prof: Profile | None = None) -> list[str]:
     """Values to scrub from notebooks and logs: named key variables and any *_API_KEY/_TOKEN/_SECRET."""
     names = {n for n in os.environ if re.search(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD)$", n)}

@@ -76,10 +76,8 @@ def run(profile: str, only: list[str] | None = None, out=None) -> int:
     from lib.pipeline import select
 
     out = out or sys.stdout
-    try:
-        prof = config.load_profile(profile)
-    except config.ProfileError as exc:
-        print(f"profile error:\n{exc}", file=out)
+    prof = config.load_or_report(profile, out)
+    if prof is None:
         return 2
     t0 = time.perf_counter()
     selected = select(only)

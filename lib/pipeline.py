@@ -439,10 +439,8 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     from lib import report
 
     t0 = time.perf_counter()
-    try:
-        prof = config.load_profile(profile)
-    except config.ProfileError as exc:
-        print(f"profile error:\n{exc}", file=out)
+    prof = config.load_or_report(profile, out)
+    if prof is None:
         return 2
     problems = config.folder_problems()
     if problems:

@@ -208,6 +208,17 @@ def test_a_bad_profile_stops_before_any_work(tmp_path):
     assert not (tmp_path / "outputs").exists()
 
 
+def test_a_bad_profile_stops_the_dry_run_the_same_way(tmp_path, isolated_outputs, capsys):
+    from lib import pipeline
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(profile(tmp_path).read_text().replace("seed:", "sead:"))
+    assert pipeline.main(["--profile", str(bad), "--dry-run"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("profile error:\n") and "key 'sead'" in out and "did you mean 'seed'" in out
+    assert "dry run of profile" not in out and not isolated_outputs.exists()
+
+
 def test_help_lists_the_options():
     proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--help"], capture_output=True, text=True)
     for opt in ("--profile", "--only", "--force", "01_calibration", "06_attribution_fairness"):
