@@ -7,8 +7,10 @@ the client stored against what was sent.
 """
 import asyncio
 import hashlib
+import io
 import json
 import logging
+import math
 import os
 import random
 import signal
@@ -493,13 +495,23 @@ def test_build_requests_and_dry_run(capsys):
     assert {r.temperature for r in reqs if r.model == "mistral-medium-3"} == {1.5}
     grid = build_requests(sub.iloc[:1], experiment="temperature", families=["top_k"], temperatures=[0.0, 2.0])
     assert sorted({r.temperature for r in grid}) == [0.0, 2.0] and len(grid) == 4
-    table = dry_run(reqs, models, output_tokens=1000)
+    from lib.scholar.models import prices
+
+    table = dry_run(reqs, prices(models), output_tokens=1000)      # the table of ./run_all.sh --dry-run
     out = capsys.readouterr().out
     row = table.set_index("model").loc["mistral-medium-3"]
-    # hand check: 744 requests x 1000 output tokens x $2/Mtok = $1.488 plus input
-    assert row["requests"] == 744 and row["output_tokens"] == 744_000
-    assert row["cost_usd"] == pytest.approx(row["prompt_tokens"] * 0.4 / 1e6 + 1.488)
-    assert "no published price (cost not included): gemini-2.5-pro" in out and "mistral-medium-3" in out
+    # hand check: 12 prompts x 62 replicates; each message ceil(chars / 4) + 4 tokens; 1000 output tokens
+    # each at $0.40 / $2 per Mtok; max_attempts 3 re-asks every request
+    prompt = sum(math.ceil(len(m["content"]) / 4) + 4 for tp in prompts.task_params(["biased_top_k"])
+                 for m in prompts.messages(tp.family, tp.param, system_message=True))
+    assert (row["requests"], row["prompt_tokens"], row["completion_tokens"]) == (744, 62 * prompt, 744_000)
+    assert row["cost_usd"] == pytest.approx(62 * prompt * 0.4 / 1e6 + 1.488)
+    assert row["cost_usd_max"] == pytest.approx(3 * row["cost_usd"]) and row["provider"] == "openrouter"
+    assert math.isnan(table.set_index("model").loc["gemini-2.5-pro", "cost_usd"])    # unknown, never 0
+    assert "command line | provider openrouter" in out and "command line | provider gemini" in out
+    assert "no known price" in out and "gemini-2.5-pro" in out
+    host = dry_run(reqs, prices(models), base_url="https://openrouter.ai/api/v1", file=io.StringIO())
+    assert set(host["provider"]) == {"openrouter.ai"}                # one endpoint takes every request
 
 
 def test_cli_dry_run_prints_the_plan():

@@ -392,13 +392,18 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
     return summary
 
 
-def dry_run(requests: Sequence[Request], models, *, output_tokens: int = 1000, max_attempts: int = 3,
-            file=None) -> "object":
-    """Print requests, estimated tokens and cost per model (no network); return the table."""
-    from lib.llm.cost import dry_run_table, format_dry_run
-
-    table = dry_run_table(requests, models, output_tokens=output_tokens, max_attempts=max_attempts)
-    print(format_dry_run(table), file=file or sys.stdout)
+def dry_run(requests: Sequence[Request], prices, *, output_tokens: int = DEFAULT_COMPLETION_TOKENS,
+            max_attempts: int = 3, base_url: str | None = None, file=None):
+    """Print what ``requests`` would send and cost, sending nothing, in the table of ``./run_all.sh
+    --dry-run`` (:func:`lib.llm.cost.plan_table`, :func:`lib.llm.cost.format_plan`); return its rows.
+    ``prices``: columns model, price_in, price_out (a paper's ``models.prices()``). Each request is
+    labelled with ``base_url``'s host, or without one the provider its model table routes it to."""
+    experiments = ", ".join(dict.fromkeys(r.experiment for r in requests)) or "no requests"
+    plan = cost.PlannedCollection("command line", experiments, list(requests), output_tokens,
+                                  f"{output_tokens} per attempt (--output-tokens)", max_attempts, prices=prices)
+    table = cost.plan_table(plan, provider=cost.endpoint_provider(base_url) if base_url else
+                            (lambda r: r.provider or "unrouted"))
+    print(cost.format_plan(table), file=file or sys.stdout)
     return table
 
 
@@ -445,8 +450,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--api-key-env", default=None, help="NAME of the environment variable holding the key")
     ap.add_argument("--max-concurrency", type=int, default=8)
     a = ap.parse_args(argv)
+    from lib.scholar.models import prices
+
     reqs = plan_from_args(ap, a)
-    dry_run(reqs, _models_from_args(ap, a), output_tokens=a.output_tokens)
+    dry_run(reqs, prices(_models_from_args(ap, a)), output_tokens=a.output_tokens, base_url=a.base_url)
     if a.dry_run:
         return 0
     if not a.base_url:

@@ -176,37 +176,6 @@ def format_plan(df) -> str:
     return "\n".join(lines)
 
 
-# ---- the LLMScholarBench command-line dry run (python -m lib.llm.collect --dry-run) -------------
-def dry_run_table(requests, models, *, output_tokens: int = 1000, max_attempts: int = 3):
-    """One row per model: requests, estimated prompt/output tokens and USD cost (low/high bound).
-
-    ``requests`` are :class:`lib.llm.client.Request`; ``models`` is a table with columns key,
-    price_in, price_out (e.g. :func:`lib.scholar.models.load_models`).
-    """
-    missing = sorted({r.model for r in requests} - set(models["key"]))
-    if missing:
-        raise KeyError(f"dry run: models {missing} are not in the model table (column key)")
-    plan = PlannedCollection("", "", list(requests), output_tokens, "", max_attempts,
-                             prices=models.rename(columns={"key": "model"}))
-    df = plan_table(plan, provider="")
-    return df.rename(columns={"completion_tokens": "output_tokens"})[
-        ["model", "requests", "prompt_tokens", "output_tokens", "price_in", "price_out", "cost_usd", "cost_usd_max"]]
-
-
-def format_dry_run(df) -> str:
-    """A plain-text table plus totals (priced models only; unpriced ones are listed)."""
-    lines = [f"{'model':28s} {'requests':>9s} {'prompt_tok':>11s} {'output_tok':>11s} {'cost_usd':>10s} {'max_usd':>10s}"]
-    for r in df.itertuples(index=False):
-        lines.append(f"{r.model:28s} {r.requests:9d} {r.prompt_tokens:11d} {r.output_tokens:11d} "
-                     f"{_money(r.cost_usd):>10s} {_money(r.cost_usd_max):>10s}")
-    unpriced = df.loc[df["cost_usd"].isna(), "model"].tolist()
-    lines.append(f"{'total':28s} {int(df['requests'].sum()):9d} {int(df['prompt_tokens'].sum()):11d} "
-                 f"{int(df['output_tokens'].sum()):11d} {df['cost_usd'].sum():10.4f} {df['cost_usd_max'].sum():10.4f}")
-    if unpriced:
-        lines.append(f"no published price (cost not included): {', '.join(unpriced)}")
-    return "\n".join(lines)
-
-
 def read_prices(path, id_column: str):
     """The prices table of a model-table CSV with columns ``price_in_usd_per_mtok``,
     ``price_out_usd_per_mtok`` (empty = unknown: NaN) and ``price_source``: columns model,
