@@ -8,6 +8,7 @@ same attempts, with malformed lines reported by number.
 import json
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -112,6 +113,19 @@ def test_input_files_split_by_requests_and_bytes(tmp_path):
     first = json.loads(open(files[0]["path"]).readline())
     assert first == {"custom_id": lines[0][0], "method": "POST", "url": "/v1/chat/completions", "body": lines[0][1]}
     assert lb.read_plan([tmp_path / "b"])[lines[3][0]] == {"n": 3}
+
+
+def test_plan_lines_are_compact_utf8_and_old_plans_still_read(tmp_path):
+    ident = {"model": "m", "param": "Émilie du Châtelet", "temperature": 0.7, "replicate": 2}
+    f = lb.write_inputs([("c1-r2-a1", {"model": "m", "messages": []}, ident)], tmp_path / "new", lb.BatchOptions())[0]
+    assert Path(f["plan"]).read_bytes() == ('{"custom_id":"c1-r2-a1","model":"m","param":"Émilie du Châtelet",'
+                                            '"temperature":0.7,"replicate":2}\n').encode()
+    old = tmp_path / "old" / "input-00001-abc.requests.jsonl"      # as json.dumps(ensure_ascii=False) wrote them
+    old.parent.mkdir()
+    old.write_text(json.dumps({"custom_id": "c0-r0-a1", **ident}, ensure_ascii=False) + "\n"
+                   + json.dumps({"custom_id": "c1-r0-a2", "param": "Noether"}) + "\n", encoding="utf-8")
+    assert lb.read_plan([tmp_path / "old", f["plan"]]) == {"c0-r0-a1": ident, "c1-r0-a2": {"param": "Noether"},
+                                                           "c1-r2-a1": ident}
 
 
 class Kill(Exception):

@@ -272,10 +272,10 @@ def iter_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: Ba
         if not state:
             tmp = out_dir / f".{prefix}.{os.getpid()}.part"
             state.update(tmp=tmp, ptmp=tmp.with_suffix(".plan"), fh=open(tmp, "wb"),
-                         ph=open(tmp.with_suffix(".plan"), "w", encoding="utf-8"), sha=hashlib.sha256(), n=0, bytes=0)
+                         ph=open(tmp.with_suffix(".plan"), "wb"), sha=hashlib.sha256(), n=0, bytes=0)
         state["fh"].write(raw)
         state["sha"].update(raw)
-        state["ph"].write(json.dumps({"custom_id": cid, **ident}, ensure_ascii=False) + "\n")
+        state["ph"].write(jsonl.dumps({"custom_id": cid, **ident}))
         state["n"] += 1
         state["bytes"] += len(raw)
     if state:
@@ -288,7 +288,7 @@ def read_plan(paths: Iterable[Path]) -> dict[str, dict]:
     for p in paths:
         p = Path(p)
         for f in sorted(p.glob("*.requests.jsonl")) if p.is_dir() else [p]:
-            with open(f, encoding="utf-8") as fh:
+            with open(f, "rb") as fh:
                 for line in fh:
                     d = jsonl.loads(line)
                     out[d.pop("custom_id")] = d
