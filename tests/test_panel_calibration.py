@@ -88,10 +88,31 @@ def _comparisons(expected) -> list[tuple[str, float, float]]:
                            ("claude-sonnet-4-6", "gemini-3-flash-preview",
                             "selection agreement/claude-sonnet-4-6 vs gemini-3-flash-preview", "pair")):
         out.append((f"agreement {a} vs {b} (App. G)", agree[f"{a} vs {b}"], _published("ab-tab8", row, col)))
-    for mid in HEADLINE:
-        out.append((f"{mid} boost_pick", m[mid]["boost_pick"], _published("ab-tab9", f"boosted pick/{mid}", "rate")))
-    out.append(("aggregate boost_pick (§5.5)", pooled(HEADLINE, "boost_pick"), _published("ab-tab9", "boosted pick/all", "rate")))
+    for v, ins in (("none", "baseline"), ("strong", "content_first")):
+        out.append((f"{ins} boost (§5.7)", pooled(HEADLINE, f"boost_{v}"), _published("ab-tab11", ins, "boost_rate")))
+    shares = _tier_shares(expected)
+    for cond, tier in (("original", "top"), ("flipped", "top"), ("flipped", "mid"), ("original", "low"), ("flipped", "low")):
+        out.append((f"{tier} share {cond} (Table 9)", shares[cond][tier], _published("ab-tab9", tier, cond)))
     return out
+
+
+def _lifts(expected) -> list[tuple[str, float, float]]:
+    """(label, expected, published) boosted-pick lifts over chance (§5.5, Appendix G; ratios, not rates)."""
+    m, chance = expected["models"], expected["boost_chance"]
+    out = [(f"{mid} lift", m[mid]["boost_pick"] / chance, _published("ab-tab9", f"boosted pick/{mid}", "lift"))
+           for mid in HEADLINE]
+    rate, base = (_published("ab-tab9", "boosted pick/all", c) for c in ("rate", "expected"))
+    out.append(("aggregate lift (§5.5)", float(np.mean([m[x]["boost_pick"] for x in HEADLINE])) / chance, rate / base))
+    return out
+
+
+def _tier_shares(expected) -> dict[str, dict[str, float]]:
+    """Table 9: the headline models' expected share of picks per citation tier and condition."""
+    c = corpus.synthetic_corpus(SEED)
+    cand = conditions.build_candidate_sets(c, seed=SEED)
+    tier = cand.pivot(index="query_id", columns="position", values="tier").loc[expected["queries"]].to_numpy()
+    return {cond: {t: float((p * (tier == t)).sum(axis=1).mean()) for t in ("top", "mid", "low", "emerging")}
+            for cond, p in expected["picks"].items()}
 
 
 def _published(artifact, row, column) -> float:
@@ -101,22 +122,17 @@ def _published(artifact, row, column) -> float:
     return float(hit.iloc[0])
 
 
-#: Published rates the panel's design cannot reach, with the expected gap measured at the fit
-#: (issue 17; tests/test_panel_calibration.py). A boosted card's perceived authority rises about as
-#: much as a swapped top paper's falls (the inflated h-indices sit at the set's top), so once s is
-#: fitted to a model's flip rate the boosted paper attracts its picks: the expected boost rate of
-#: models whose published boost is under half their flip rate stays high even at the τ floor
-#: (gemma2 0.233 vs 0.140, mistral 0.336 vs 0.220; their sampling noise alone, 1 − Σp², is
-#: 0.15–0.18), and the boosted paper is picked at 0.33–0.52 against the paper's 0.236–0.365
-#: (0.41 vs 0.271 over the eight: lift 1.5 against 1.06). Boosted cards gain +0.48 in Σw·a, a
-#: swapped top paper loses 0.39 (over the 250 synthetic queries). Each is held to its measured gap plus 0.02, so a change that widens
-#: it fails and one that closes it shows here.
-STRUCTURAL = {"mistral:7b boost_rate": 0.14, "gemma2:9b boost_rate": 0.115,
-              **{f"{m} boost_pick": g for m, g in (("llama3.1:8b", 0.255), ("qwen2.5:7b", 0.13), ("mistral:7b", 0.21),
-                                                    ("gemma2:9b", 0.125),
-                                                    ("gemini-3-flash-preview", 0.16), ("gpt-5.4", 0.175),
-                                                    ("claude-sonnet-4-6", 0.17))},
-              "aggregate boost_pick (§5.5)": 0.16}
+#: Published values the panel's design cannot reach, with the gap measured at the fit (issue 17).
+#: Gemma 2's boost rate (14.0 %) lies below what its flips allow even at the τ floor. The boosted
+#: papers (the composite's mid bucket) are of average content in the synthetic corpus, so even a
+#: model that credits nothing beyond its credibility ceiling picks them at about 1.1× chance: the
+#: paper's lifts under 1.1 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×) are out of
+#: reach, and models whose ceiling sits at the fit's lower end keep a higher lift. Each is held to
+#: its measured gap plus 0.02 (0.05 for lifts), so a change that widens it fails and one that
+#: closes it shows here.
+STRUCTURAL = {"gemma2:9b boost_rate": 0.045}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.36, "mistral:7b lift": 0.35, "gemma2:9b lift": 0.2, "gpt-5.4 lift": 0.33,
+                   "gemini-3-flash-preview lift": 0.31, "claude-sonnet-4-6 lift": 0.26, "aggregate lift (§5.5)": 0.25}
 
 
 def test_targets_resource_cites_the_paper():
@@ -158,7 +174,7 @@ def test_topic_of_reads_every_corpus_topic(rows):
 def test_authority_expected_rates_sit_at_the_published_ones(expected):
     comp = _comparisons(expected)
     diffs = {lab: e - p for lab, e, p in comp}
-    assert len(comp) >= 54 and set(STRUCTURAL) <= set(diffs)
+    assert len(comp) >= 52 and set(STRUCTURAL) <= set(diffs)
     calibrated = {k: v for k, v in diffs.items() if k not in STRUCTURAL}
     absd = np.abs(list(calibrated.values()))
     # the acceptance of issue 17 on the expected rates: median |difference| ≤ 0.02, none above 0.08
@@ -167,6 +183,17 @@ def test_authority_expected_rates_sit_at_the_published_ones(expected):
     assert np.median(np.abs(list(diffs.values()))) <= 0.02          # with the structural gaps too
     over = {k: round(diffs[k], 3) for k, bound in STRUCTURAL.items() if abs(diffs[k]) > bound}
     assert not over, over
+
+
+def test_boosted_pick_lifts_follow_appendix_g(expected):
+    """The lifts the panel can reach sit at the published ones (Qwen 2.5's 1.43×, DeepSeek-R1's
+    1.14×); the others stay within their structural gaps; Qwen 2.5 is the most attracted model
+    and every lift is above 1 pooled (§5.5: 1.06×)."""
+    lifts = {lab: (e, p) for lab, e, p in _lifts(expected)}
+    for lab, (e, p) in lifts.items():
+        assert abs(e - p) <= STRUCTURAL_LIFT.get(lab, 0.05), (lab, round(e, 3), p)
+    assert max((e, lab) for lab, (e, _) in lifts.items() if lab != "aggregate lift (§5.5)")[1] == "qwen2.5:7b lift"
+    assert lifts["aggregate lift (§5.5)"][0] > 1.0
 
 
 def test_frontier_models_are_the_only_pairs_above_60_percent_agreement(expected):
@@ -182,8 +209,9 @@ def test_stored_fit_is_what_the_fit_gives(rows):
     new = fit.fit(SEED, rows)
     assert stored["queries"] == new["queries"] == 250
     for m, p in stored["models"].items():
-        assert new["models"][m]["tau"] == pytest.approx(p["tau"], rel=1e-6), m
+        assert new["models"][m]["ceiling"] == pytest.approx(p["ceiling"], rel=1e-6), m
         for v in fit.VARIANTS:
+            assert new["models"][m]["tau"][v] == pytest.approx(p["tau"][v], rel=1e-5), (m, v)
             assert new["models"][m]["s"][v] == pytest.approx(p["s"][v], rel=1e-5, abs=1e-6), (m, v)
     for k, v in stored["topic_multiplier"].items():
         assert new["topic_multiplier"][k] == pytest.approx(v, rel=1e-5), k

@@ -159,8 +159,10 @@ def test_panel_derives_own_models_from_their_groups(example):
         assert p.own and p.papers == ("llmscholarbench", "authority_bias", "attribution_bias") and p.tier == "open"
         assert all_profiles()["qwen/qwen3-8b"].own is False               # the paper's qwen3-8b is untouched
         fit = authority.fitted()["models"]
-        open_fit = [fit[m]["tau"] for m in fit if authority.cohort(m) == "open"]
-        assert authority.model_params(example.seed)[OWN]["tau"] == pytest.approx(sum(open_fit) / len(open_fit))
+        open_fit = [fit[m] for m in fit if authority.cohort(m) == "open"]
+        own = authority.model_params(example.seed)[OWN]
+        assert own["tau"]["none"] == pytest.approx(sum(f["tau"]["none"] for f in open_fit) / len(open_fit))
+        assert own["credit_ceiling"] == pytest.approx(sum(f["ceiling"] for f in open_fit) / len(open_fit))
         for d in ("intersectional", "multirace"):      # the family's mean published/placed direct accuracy
             fam = [attribution._t(m, d, "direct_accuracy") for m, q in all_profiles().items()
                    if "attribution_bias" in q.papers and not q.own and q.family == "providers"]

@@ -174,6 +174,10 @@ _VENUE_MIX = {
 # (median h-index of an author, P(elite), P(strong)) per stratum.
 _AUTHOR_MIX = {"top": (32.0, 0.45, 0.25), "mid": (16.0, 0.28, 0.27), "low": (7.0, 0.12, 0.25), "emerging": (9.0, 0.25, 0.25)}
 _YEARS = {"top": (2018, 2022), "mid": (2018, 2023), "low": (2018, 2023), "emerging": (2024, 2026)}
+# Range of the gain (points) an abstract reports, per stratum: the content of highly cited papers
+# is stronger on average, so a reader that weighs content alone still prefers them (paper Table 9:
+# top-tier papers keep 32.5 % of picks under flipped, above their 30 % share).
+_GAINS = {"top": (3.0, 6.5), "mid": (1.5, 5.0), "low": (1.2, 4.5), "emerging": (0.8, 4.5)}
 _TITLE_FRAMES = ("{name}: {method} for {aspect}", "Revisiting {aspect} with {method}", "Towards {adj} {aspect}",
                  "{adj_cap} {method} for {aspect}", "On {aspect}: a {study} study", "{name}: {adj} {method} for {aspect}",
                  "Learning to improve {aspect} via {method}", "When does {method} help {aspect}?")
@@ -194,7 +198,7 @@ _VERBS = ("requires no additional labelled data", "adds negligible inference cos
           "is compatible with existing training pipelines")
 _ABSTRACT_RESULTS = (
     "Experiments on {k} benchmarks show consistent gains of {g} points over strong baselines, with the largest improvements in the hardest settings.",
-    "Across {k} datasets, {name} matches or exceeds prior work while using {r}x less compute.",
+    "Across {k} datasets, {name} improves on prior work by {g} points while using {r}x less compute.",
     "An extensive evaluation on {k} tasks shows improvements of up to {g} points and better calibration.",
 )
 _ABSTRACT_CLOSERS = (
@@ -232,7 +236,7 @@ def _synthetic_topic(topic: str, rng: np.random.Generator) -> tuple[list[dict], 
             title = str(rng.choice(_TITLE_FRAMES)).format(name=name, method=method, aspect=aspect, adj=adj,
                                                           adj_cap=_cap(adj), study=rng.choice(_STUDY))
             fill = dict(Aspect=_cap(aspect), aspect=aspect, topic=tp, name=name, adj=adj, method=method, method2=method2,
-                        verb=rng.choice(_VERBS), k=int(rng.integers(3, 12)), g=round(float(rng.uniform(0.8, 6.5)), 1),
+                        verb=rng.choice(_VERBS), k=int(rng.integers(3, 12)), g=round(float(rng.uniform(*_GAINS[tier])), 1),
                         r=int(rng.integers(2, 9)))
             abstract = " ".join(str(rng.choice(part)).format(**fill) for part in
                                 (_ABSTRACT_OPENERS, _ABSTRACT_METHODS, _ABSTRACT_RESULTS, _ABSTRACT_CLOSERS))

@@ -1,8 +1,8 @@
 """Authority-bias behaviour: picking one of ten paper cards (panel.md "Authority-bias behaviours").
 
-Model m picks card i with probability
+Model m under instruction v picks card i with probability
 
-    p_i = softmax_i((r_i + s_m,v · Σ_d w_d · a_i,d + ε_m,i + π·[i = 1]) / τ_m)
+    p_i = softmax_i((r_i + q_i + ε_m,i + s_m,v · g_m(Σ_d w_d · a_i,d) + π·[i = 1]) / τ_m,v)
 
 * a_i,d: the authority the model *perceives* on card i (:func:`perceived_authority`), read from
   the card text and linear in what the card shows: venue and affiliation prestige on the public
@@ -15,21 +15,30 @@ Model m picks card i with probability
   paper's z-scored pilot regression (Eq. 3), whose fused weights then recover the order of w;
 * w_d: the panel's true weights, the published fused weights (paper Table 1; reference A.3):
   venue .3531 > median h .2918 > max h .1868 > citations .1372 > affiliation .0311;
+* g_m: the authority the model *credits* (:func:`credited`): Σ_d w_d·a_d up to a credibility
+  ceiling C_m (a soft minimum). Weak metadata cost a paper, metadata beyond credible earn little:
+  that is how a swap of a top paper's metadata moves picks (39.2 % flips) while inflating a mid
+  paper's barely does (the boosted paper picked at 1.06× chance, §5.5; the boost rate unmoved by
+  instructions, §5.7). The 1:N pilot reads the linear sum (its prompts measure the weights);
 * r_i: latent content relevance, 1.0·z with z ~ N(0, 1) from sha256(seed, query, title),
   shared by all models (so models agree above chance) and identical across conditions (the
-  content is unchanged);
+  content is unchanged); q_i the content quality the abstract reports (:func:`reported_gain`,
+  :data:`QUALITY_PER_POINT`): highly cited papers report larger gains in the synthetic corpus,
+  so top-tier papers take 52 % of original picks and keep about their share when their metadata
+  are swapped away (Table 9);
 * ε_m,i ~ N(0, 0.6²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
   reading of that paper's content, fixed across replicates; for the three frontier models half of
   its variance is a reading they share (Appendix G: they agree on 61–63 % of selections, the only
   pairs above 60 %, against a 43.9 % mean, Table 8); π = 0.1 a small primacy bonus;
-* s_m,v: susceptibility of model m under instruction v, τ_m the model's choice temperature and
-  t_k a topic factor (the content terms r + ε are divided by it), fitted (:mod:`lib.panel.authority_fit`, stored in
-  ``lib/resources/panel_authority_fit.json``) so that the expected flip rate per model and
-  instruction, the expected boost rate per model and the pooled flip rate per topic equal the
-  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21), and a
-  topic noise factor n_k (multiplying τ) for the two topics whose boost rate Table 19 prints. The
-  mild instruction's s therefore rises for the three frontier models and mistral (the backfire,
-  §5.7) and falls for the others and gpt-4o-mini; the strong one falls for all.
+* s_m,v (susceptibility), τ_m,v (choice temperature), C_m and a topic factor t_k (the content
+  terms are divided by it) are fitted (:mod:`lib.panel.authority_fit`, stored in
+  ``lib/resources/panel_authority_fit.json``) so that the expected flip and boost rates per model
+  and instruction, the boosted-pick lift per model and the pooled flip rate per topic equal the
+  published ones (``lib/resources/panel_authority_targets.csv``: Tables 7, 11, 12, 19, 21,
+  Appendix G), with a topic noise factor n_k (multiplying τ) for the two topics whose boost
+  rate Table 19 prints. The mild instruction's s therefore rises for the three frontier models
+  and mistral (the backfire, §5.7) and falls for the others and gpt-4o-mini; the strong one
+  falls for all.
 
 The justification names an authority marker with probability μ_m,v = μ_m · (1 ± Δ/2) (baseline
 +, strong −, mild μ_m), μ_m the published per-model rate (App. G) and Δ = 24.0pp / 17.6 %: the
@@ -116,6 +125,16 @@ SPREAD = {"venue": 0.326, "median_h": 16.7, "max_h": 34.4, "citations": 1900.0, 
 #: A one-spread difference counts as this much perceived authority (keeps Σ_d w_d·a_d on the
 #: order of the former [0, 1] scale).
 SPREAD_UNIT = 0.3
+#: Softness κ of the credibility ceiling (:func:`credited`), in the units of Σ_d w_d·a_d (a
+#: typical mid-tier card shows 0.39, a top-tier one 0.66, a boosted one 0.85).
+CREDIT_SOFTNESS = 0.08
+#: Content quality: the panel prefers papers whose abstract reports a larger gain, by this much
+#: relevance per point above :data:`GAIN_CENTER` (the mean reported gain of the synthetic corpus).
+#: Set so that top-tier papers take 52 % of original picks (paper Table 9: 52.1 %) and keep about
+#: their share when their metadata are swapped away (32.5 % under flipped).
+QUALITY_PER_POINT = 0.2
+GAIN_CENTER = 3.3
+_GAIN = re.compile(r"(\d+(?:\.\d+)?) points")
 
 
 @lru_cache(maxsize=1)
@@ -207,8 +226,8 @@ def model_params(seed: int) -> dict[str, dict]:
         f = fit.get(mid)
         if f is None:
             pool = by_cohort.get(c) or by_cohort.get("open") or list(fit.values())
-            f = {"tau": float(np.mean([x["tau"] for x in pool])),
-                 "s": {v: float(np.mean([x["s"][v] for x in pool])) for v in ("none", "mild", "strong")}}
+            f = {"ceiling": float(np.mean([x["ceiling"] for x in pool])),
+                 **{k: {v: float(np.mean([x[k][v] for x in pool])) for v in ("none", "mild", "strong")} for k in ("tau", "s")}}
         s = dict(f["s"])
         mu = mentions.get(mid, mentions.get("all", 0.176))
         opened = c == "open"
@@ -216,7 +235,8 @@ def model_params(seed: int) -> dict[str, dict]:
             "cohort": c, "fitted": mid in fit, "susceptibility": s["none"],
             "instruction_multiplier": {v: (s[v] / s["none"] if s["none"] > 0 else 1.0) for v in s},
             "susceptibility_by_instruction": s,
-            "tau": float(f["tau"]),
+            "tau": {v: float(t) for v, t in f["tau"].items()}, "credit_ceiling": float(f["ceiling"]), "credit_softness": CREDIT_SOFTNESS,
+            "quality_per_point": QUALITY_PER_POINT,
             "weights": dict(WEIGHTS), "relevance_scale": RELEVANCE_SCALE, "noise_sd": NOISE_SD,
             "shared_reading": SHARED_READING.get(c, 0.0),
             "primacy": PRIMACY, "topic_multiplier": dict(fitted()["topic_multiplier"]),
@@ -261,13 +281,31 @@ def _card_text(c: Card) -> str:
     return hashlib.sha256(f"{c.title}\n{c.abstract}".encode("utf-8")).hexdigest()
 
 
+def reported_gain(abstract: str) -> float:
+    """The gain (points) an abstract reports; :data:`GAIN_CENTER` if it reports none."""
+    m = _GAIN.search(abstract)
+    return float(m.group(1)) if m else GAIN_CENTER
+
+
 def card_terms(seed: int, task: Task) -> tuple[np.ndarray, np.ndarray]:
-    """Model-independent terms per card, display order: Σ_d w_d·a_d and the relevance r."""
+    """Model-independent terms per card, display order: Σ_d w_d·a_d and the content term: the
+    relevance r plus the quality the abstract reports (:data:`QUALITY_PER_POINT`)."""
     cards: tuple[Card, ...] = task.detail["cards"]
     query = task.detail.get("query", "")
     a = np.array([sum(WEIGHTS[d] * x for d, x in perceived_authority(c).items()) for c in cards])
-    r = np.array([RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title) for c in cards])
+    r = np.array([RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title)
+                  + QUALITY_PER_POINT * (reported_gain(c.abstract) - GAIN_CENTER) for c in cards])
     return a, r
+
+
+def credited(a: np.ndarray, ceiling: float) -> np.ndarray:
+    """The authority a model credits: Σ_d w_d·a_d up to its credibility ceiling C_m, a soft minimum
+    −κ·log(e^(−a/κ) + e^(−C/κ)) (κ = :data:`CREDIT_SOFTNESS`). Weak metadata cost a paper, metadata
+    beyond "credible" earn little: swapping a top paper's metadata away moves picks (39.2 % flips),
+    inflating a mid paper's barely does (boosted papers picked at 1.06× chance, the boost rate
+    unmoved by instructions; paper §5.5, §5.7, Appendix G)."""
+    k = CREDIT_SOFTNESS
+    return -k * np.logaddexp(-np.asarray(a, dtype=float) / k, -ceiling / k)
 
 
 def card_noise(seed: int, model: str, task: Task) -> np.ndarray:
@@ -334,9 +372,12 @@ def choice_probabilities(seed: int, model: str, task: Task) -> np.ndarray:
     """Exact choice probabilities over the cards of one authority prompt (display order)."""
     p = model_params(seed)[model]
     a, r = card_terms(seed, task)
+    if task.family != "pilot_1n":     # the pilot reads the weights on a graded, uncapped scale (Table 1)
+        a = credited(a, p["credit_ceiling"])
     u = (r + card_noise(seed, model, task)) / topic_factor(seed, model, task) + effective_susceptibility(seed, model, task) * a
     u[0] += PRIMACY
-    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"] * topic_noise(seed, model, task))
+    v = task.param if task.param in p["tau"] else "none"
+    u = u / (_pilot_params(seed)[model][1] if task.family == "pilot_1n" else p["tau"][v] * topic_noise(seed, model, task))
     e = np.exp(u - u.max())
     return e / e.sum()
 

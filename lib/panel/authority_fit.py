@@ -4,15 +4,19 @@ The published per-model rates (``lib/resources/panel_authority_targets.csv``: Ta
 boost rates, Table 12 / 21 mild-instruction changes, Table 11 strong-instruction level, Table 19
 topic flip rates; each row with the line of ``shared/papers/authority_bias.txt`` it was read
 from, or a note starting with "derived" saying how it follows from printed numbers) become
-per-model, per-instruction flip targets f_{m,v} and a boost target B_m. Given a prompt set (the
+per-model, per-instruction flip and boost targets f_{m,v}, b_{m,v} and a boosted-pick lift L_m
+(Appendix G). Given a prompt set (the
 main experiment's prompts as text, labelled with query id, condition and instruction; the panel
 reads them with its own parser, so nothing of the analysis is imported), the fit solves
 
 * s_{m,v} (susceptibility per instruction) so that the *expected observed* flip rate, the
   mean over queries of 1 − Σ_j P_orig,j · P_flip,j with P the parse-folded choice distribution
   (:func:`lib.panel.authority.observed_from_choice`), equals f_{m,v};
-* τ_m (choice temperature) so that the expected boost rate, averaged over the instructions,
-  equals B_m: boosts are mostly sampling noise (lift 1.06×, §5.5), flips mostly authority;
+* τ_{m,v} (choice temperature) so that the expected boost rate equals b_{m,v}: boosts are mostly
+  sampling noise (lift 1.06×, §5.5), flips mostly authority;
+* C_m (credibility ceiling, :func:`lib.panel.authority.credited`) so that the expected
+  boosted-pick rate over chance equals L_m, within :data:`CEILING_RANGE` (s and τ re-solved at
+  each C); the gpt-4o-mini ablation, without a printed lift, takes its cohort's mean C;
 * a factor t_k per topic (dividing the content terms) so that the pooled flip rate of topic k equals its Table 19
   value (topics the text does not print share the remaining mean); for the two topics whose boost
   rate Table 19's caption prints, also a noise factor n_k (multiplying τ, ≤ TOPIC_NOISE_MAX) so
@@ -32,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import brentq
+from tqdm.auto import tqdm
 
 from lib import paths
 from lib.panel import authority as au
@@ -40,17 +46,17 @@ from lib.panel import prompts
 TARGETS_FILE = "panel_authority_targets.csv"
 FIT_FILE = "panel_authority_fit.json"
 CONDITIONS = ("original", "flipped", "boosted")
-#: Lowest choice temperature the fit may use. On the synthetic corpus the boost rates of several
-#: models lie below what even a deterministic chooser gives (boosted cards move the argmax about
-#: 0.6× as often as swapped ones); τ is kept at or above this floor so that choices stay graded
-#: and the 1:N pilot's regression still recovers the true weights (the pilot cards share their
-#: content, so there the choice is softmax(s·A/τ) alone and saturates for small τ).
-TAU_FLOOR = 0.1
+#: Lowest choice temperature the fit may use (the 1:N pilot has its own, PILOT_TAU).
+TAU_FLOOR = 0.02
+#: Range of the credibility ceiling C_m (:func:`lib.panel.authority.credited`): at the low end a
+#: model credits nothing beyond a low-tier card's metadata, at the high end (above a boosted
+#: card's 0.85) it reads authority linearly.
+CEILING_RANGE = (0.4, 1.5)
 VARIANTS = ("none", "mild", "strong")
 #: Largest topic noise factor (τ multiplier) the fit may use: a boost rate above the topic's flip
 #: rate (GANs, 29.8 % vs 28.4 %) is out of the panel's reach, as a swap changes more cards than a
 #: boost; near this bound a topic's picks are mostly sampling noise.
-TOPIC_NOISE_MAX = 8.0
+TOPIC_NOISE_MAX = 30.0
 _INSTRUCTION = {"baseline": "none", "anti_authority": "mild", "content_first": "strong",
                 "none": "none", "mild": "mild", "strong": "strong"}
 
@@ -83,9 +89,14 @@ def model_flip_targets(models) -> dict[str, dict[str, float]]:
     common strong/baseline ratio (from the aggregate 31.4 / 44.3 of Table 11): baseline
     b = (3F − δ)/(2 + ρ), mild b + δ, strong ρ·b. Open models without a printed δ share the
     open cohort's pooled −5.7pp (less mistral's +2.0) in proportion to F. gpt-4o-mini's baseline
-    is printed (45.2 %), so its strong rate is 3F − b − (b + δ).
+    is printed (45.2 %), so its strong rate is 3F − b − (b + δ). The boost rate B_m per
+    instruction v is B_m·β_v, β_v the pooled boost rate under v over its mean (21.8 / 22.3 / 21.0 %:
+    instructions barely move boosts, §5.7).
     """
     rho = _t("all", "strong_flip_rate") / _t("all", "baseline_flip_rate")
+    # the pooled boost rate per instruction relative to its mean (§5.7: barely moved)
+    pooled = {v: _t("all", f"{v}_boost_rate") for v in VARIANTS}
+    beta = {v: b / float(np.mean(list(pooled.values()))) for v, b in pooled.items()}
     open_ids = [m for m in models if au.cohort(m) == "open"]
     printed_open = {m: _t(m, "mild_delta_pp") for m in open_ids if _t(m, "mild_delta_pp") is not None}
     rest = [m for m in open_ids if m not in printed_open]
@@ -105,8 +116,14 @@ def model_flip_targets(models) -> dict[str, dict[str, float]]:
         else:
             b = (3 * F - d) / (2 + rho)
             rates = {"none": b, "mild": b + d, "strong": rho * b}
-        out[m] = {**{v: r / 100 for v, r in rates.items()}, "boost": B / 100}
+        out[m] = {**{v: r / 100 for v, r in rates.items()}, "boost": B / 100,
+                  **{f"boost_{v}": B / 100 * beta[v] for v in VARIANTS}}
     return out
+
+
+def boost_pick_lift_targets(models) -> dict[str, float]:
+    """Per model: how much more often than chance the boosted paper is picked (Appendix G)."""
+    return {m: v for m in models if (v := _t(m, "boost_pick_lift")) is not None}
 
 
 def topic_boost_targets(topics) -> dict[str, float]:
@@ -162,10 +179,12 @@ class PromptArrays:
         return self._eps[model]
 
     def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray,
-                 noise: np.ndarray | None = None) -> np.ndarray:
+                 noise: np.ndarray | None = None, ceiling: float = np.inf) -> np.ndarray:
         """Parse-folded choice distributions, one row per query (t: per-query topic factor,
-        ``noise``: per-query topic noise factor multiplying τ, 1 if None)."""
-        u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * self.A[cond]) / tau
+        ``noise``: per-query topic noise factor multiplying τ, 1 if None; ``ceiling``: the
+        credibility ceiling C_m)."""
+        a = self.A[cond] if np.isinf(ceiling) else au.credited(self.A[cond], ceiling)
+        u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * a) / tau
         u[:, 0] += au.PRIMACY / tau
         if noise is not None:
             u = u / noise[:, None]
@@ -175,32 +194,72 @@ class PromptArrays:
         return au.observed_from_choice(model, p)
 
     def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray,
-               noise: np.ndarray | None = None) -> np.ndarray:
+               noise: np.ndarray | None = None, ceiling: float = np.inf) -> np.ndarray:
         """Per query: expected P(pick differs) between original and ``manip`` (independent draws)."""
-        po, pm = self.observed(model, "original", s, tau, t, noise), self.observed(model, manip, s, tau, t, noise)
+        po = self.observed(model, "original", s, tau, t, noise, ceiling)
+        pm = self.observed(model, manip, s, tau, t, noise, ceiling)
         return 1.0 - (po * pm).sum(axis=1)
 
+    @property
+    def boosted(self) -> np.ndarray:
+        """Per query and display position: 1 where the boosted prompt's card differs from the
+        original one (the inflated paper; the content is the same, only its metadata changed)."""
+        if not hasattr(self, "_boosted"):
+            out = np.zeros((len(self.queries), self.n))
+            for i, q in enumerate(self.queries):
+                pairs = zip(self.tasks[(q, "original")].detail["cards"], self.tasks[(q, "boosted")].detail["cards"])
+                out[i, :] = [float(a != b) for a, b in pairs] + [0.0] * (self.n - len(self.tasks[(q, "original")].detail["cards"]))
+            self._boosted = out
+        return self._boosted
 
-def _bisect(f, lo: float, hi: float, target: float, n: int = 40, log: bool = False) -> float:
-    """x in [lo, hi] with f(x) = target for increasing f (clamped to the ends)."""
+    def boost_chance(self) -> float:
+        """The rate of picking a boosted paper by chance: boosted cards / cards (paper §5.5, 25.6 %)."""
+        return float(self.boosted.sum() / self.boosted.size)
+
+    def boost_pick(self, model: str, s: float, tau: float, t: np.ndarray, noise: np.ndarray | None = None,
+                   ceiling: float = np.inf) -> float:
+        """P(the boosted paper is picked) over the queries that have one (paper §5.5)."""
+        has = self.boosted.sum(axis=1) > 0
+        pb = self.observed(model, "boosted", s, tau, t, noise, ceiling)
+        return float((pb * self.boosted).sum(axis=1)[has].mean())
+
+
+def _solve_for(f, lo: float, hi: float, target: float, log: bool = False) -> float:
+    """x in [lo, hi] with f(x) = target for increasing f (clamped to the ends), by Brent's method
+    (on log x if ``log``). Every f here is an exact enumeration, so the root is reproducible."""
     if f(lo) >= target:
         return lo
     if f(hi) <= target:
         return hi
-    a, b = (np.log(lo), np.log(hi)) if log else (lo, hi)
-    for _ in range(n):
-        m = 0.5 * (a + b)
-        x = np.exp(m) if log else m
-        a, b = (m, b) if f(x) < target else (a, m)
-    m = 0.5 * (a + b)
-    return float(np.exp(m) if log else m)
+    if log:
+        return float(np.exp(brentq(lambda z: f(np.exp(z)) - target, np.log(lo), np.log(hi), xtol=1e-8, maxiter=100, disp=False)))
+    return float(brentq(lambda x: f(x) - target, lo, hi, xtol=1e-8, maxiter=100, disp=False))
+
+
+def _solve_s(arr: PromptArrays, m: str, target: float, tau: float, tq, nq, c: float) -> float:
+    """s with the expected flip rate of model m at (τ, C) equal to ``target``."""
+    return _solve_for(lambda s: arr.change(m, "flipped", s, tau, tq, nq, c).mean(), 0.0, 200.0, target)
+
+
+def _solve(arr: PromptArrays, m: str, tgt: dict, tq, nq, c: float) -> dict:
+    """Per instruction v: τ_v and s_v with the expected boost rate equal to tgt["boost_<v>"] and
+    the flip rate to tgt[v], at ceiling C (boosts are mostly sampling noise, so τ carries them)."""
+    tau, s = {}, {}
+    for v in VARIANTS:
+        def boost(t, v=v):
+            return float(arr.change(m, "boosted", _solve_s(arr, m, tgt[v], t, tq, nq, c), t, tq, nq, c).mean())
+        tau[v] = _solve_for(boost, TAU_FLOOR, 3.0, tgt[f"boost_{v}"], log=True)
+        s[v] = _solve_s(arr, m, tgt[v], tau[v], tq, nq, c)
+    return {"tau": tau, "ceiling": c, "s": s}
 
 
 def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
-    """Fit τ_m, s_{m,v} and the topic multipliers to the published targets (see module docstring)."""
+    """Fit C_m, τ_m, s_{m,v} and the topic factors to the published targets (see module docstring)."""
     arr = PromptArrays(seed, rows)
     models = [m for m in au.AUTHORITY_MODELS if m in model_flip_targets(au.AUTHORITY_MODELS)]
     tgt = model_flip_targets(models)
+    lifts = boost_pick_lift_targets(models)
+    chance = arr.boost_chance()
     topics = sorted(set(arr.topic))
     ttgt = topic_targets(topics)
     btgt = topic_boost_targets(topics)
@@ -208,30 +267,32 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
     noise = {k: 1.0 for k in topics}
     params: dict[str, dict] = {}
     heads = [m for m in models if m != "gpt-4o-mini"]
-    for _ in range(rounds):
+    for _ in tqdm(range(rounds), desc="authority fit", leave=False):
         tq = np.array([mult[k] for k in arr.topic])
         nq = np.array([noise[k] for k in arr.topic])
-        for m in models:
-            def solve_s(tau, v):
-                return _bisect(lambda s: arr.change(m, "flipped", s, tau, tq, nq).mean(), 0.0, 30.0, tgt[m][v])
-
-            def boost(tau):
-                return float(np.mean([arr.change(m, "boosted", solve_s(tau, v), tau, tq, nq).mean() for v in VARIANTS]))
-
-            tau = _bisect(boost, TAU_FLOOR, 3.0, tgt[m]["boost"], n=25, log=True)
-            params[m] = {"tau": tau, "s": {v: solve_s(tau, v) for v in VARIANTS}}
+        for m in [m for m in models if m in lifts]:
+            def pick(c, m=m):
+                p = _solve(arr, m, tgt[m], tq, nq, c)
+                return float(np.mean([arr.boost_pick(m, p["s"][v], p["tau"][v], tq, nq, c) for v in VARIANTS]))
+            c = _solve_for(pick, *CEILING_RANGE, lifts[m] * chance, log=True)
+            params[m] = _solve(arr, m, tgt[m], tq, nq, c)
+        for m in [m for m in models if m not in lifts]:
+            # no printed lift (the gpt-4o-mini ablation): the mean ceiling of its cohort's models
+            peers = [params[x]["ceiling"] for x in lifts if au.cohort(x) == au.cohort(m)] or [params[x]["ceiling"] for x in lifts]
+            params[m] = _solve(arr, m, tgt[m], tq, nq, float(np.mean(peers)))
         for k in topics:
             sel = arr.topic == k
 
             def pooled(x, z=1.0, manip="flipped", sel=sel):
                 tq2, nq2 = np.where(sel, x, tq), np.where(sel, z, nq)
-                return float(np.mean([arr.change(m, manip, params[m]["s"][v], params[m]["tau"], tq2, nq2)[sel].mean()
+                return float(np.mean([arr.change(m, manip, params[m]["s"][v], params[m]["tau"][v], tq2, nq2,
+                                                 params[m]["ceiling"])[sel].mean()
                                       for m in heads for v in VARIANTS]))
 
             def solve_t(z, k=k):
-                return _bisect(lambda x: pooled(x, z), 0.05, 20.0, ttgt[k], n=30, log=True)
+                return _solve_for(lambda x: pooled(x, z), 0.05, 20.0, ttgt[k], log=True)
             if k in btgt:            # Table 19 prints this topic's boost rate too
-                noise[k] = _bisect(lambda z: pooled(solve_t(z), z, "boosted"), 1.0, TOPIC_NOISE_MAX, btgt[k], n=20, log=True)
+                noise[k] = _solve_for(lambda z: pooled(solve_t(z), z, "boosted"), 1.0, TOPIC_NOISE_MAX, btgt[k], log=True)
             mult[k] = solve_t(noise[k])
         norm = float(np.mean([mult[k] for k in arr.topic]))
         mult = {k: v / norm for k, v in mult.items()}
@@ -240,43 +301,39 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
                     "corpus (lib.authority) at this seed; targets lib/resources/panel_authority_targets.csv"}
 
 
-def boosted_cards(arr: PromptArrays) -> np.ndarray:
-    """Per query and display position: 1 where the boosted prompt's card differs from the original
-    one (the inflated paper; the content is the same, only its metadata changed)."""
-    out = np.zeros((len(arr.queries), arr.n))
-    for i, q in enumerate(arr.queries):
-        for j, (a, b) in enumerate(zip(arr.tasks[(q, "original")].detail["cards"], arr.tasks[(q, "boosted")].detail["cards"])):
-            out[i, j] = float(a != b)
-    return out
-
-
 def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) -> dict:
     """Expected observed rates of the stored (or given) fit over a prompt set, by exact enumeration:
     per model flip per variant, boost (mean over variants), the boosted-pick rate (P(pick the
     boosted paper) over the boosted cells that have one, §5.5) and its chance rate; per topic the
     pooled flip (headline models); per pair of headline models the selection agreement
-    Σ_j p_a,j·p_b,j averaged over queries, instructions and conditions (Table 8, independent draws)."""
+    Σ_j p_a,j·p_b,j averaged over queries, instructions and conditions (Table 8, independent draws);
+    ``picks``: per condition the headline models' mean pick distribution (rows ``queries``, columns
+    display positions), from which a caller that knows the candidates' tiers gets Table 9's shares."""
     arr = PromptArrays(seed, rows)
     fitted = fitted or au.fitted()
     mult = fitted["topic_multiplier"]
     tq = np.array([mult.get(k, 1.0) for k in arr.topic])
     nq = np.array([fitted.get("topic_noise", {}).get(k, 1.0) for k in arr.topic])
-    boosted = boosted_cards(arr)
+    boosted = arr.boosted
     has = boosted.sum(axis=1) > 0
-    out: dict = {"models": {}, "topics": {}, "agreement": {}, "boost_chance": float(boosted.sum() / boosted.size)}
+    out: dict = {"models": {}, "topics": {}, "agreement": {}, "boost_chance": arr.boost_chance(),
+                 "picks": {c: np.zeros((len(arr.queries), arr.n)) for c in CONDITIONS}, "queries": arr.queries}
     per_topic: dict[str, list] = {}
     per_topic_boost: dict[str, list] = {}
     dist: dict[str, list] = {}
+    head = [m for m in fitted["models"] if m != "gpt-4o-mini"]
     for m, p in fitted["models"].items():
         rates, picks = {}, []
         for v in VARIANTS:
-            obs = {c: arr.observed(m, c, p["s"][v], p["tau"], tq, nq) for c in CONDITIONS}
+            obs = {c: arr.observed(m, c, p["s"][v], p["tau"][v], tq, nq, p["ceiling"]) for c in CONDITIONS}
             fl = 1.0 - (obs["original"] * obs["flipped"]).sum(axis=1)
             rates[v] = float(fl.mean())
             rates[f"boost_{v}"] = float((1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)).mean())
             picks.append(float((obs["boosted"] * boosted).sum(axis=1)[has].mean()))
             dist.setdefault(m, []).extend(obs[c] for c in CONDITIONS)
             if m != "gpt-4o-mini":
+                for c in CONDITIONS:
+                    out["picks"][c] += obs[c] / (len(head) * len(VARIANTS))
                 bo = 1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)
                 for k in set(arr.topic):
                     per_topic.setdefault(k, []).append(float(fl[arr.topic == k].mean()))
@@ -287,7 +344,6 @@ def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) ->
         out["models"][m] = rates
     out["topics"] = {k: float(np.mean(v)) for k, v in per_topic.items()}
     out["topic_boosts"] = {k: float(np.mean(v)) for k, v in per_topic_boost.items()}
-    head = [m for m in fitted["models"] if m != "gpt-4o-mini"]
     for i, a in enumerate(head):
         for b in head[i + 1:]:
             out["agreement"][f"{a} vs {b}"] = float(np.mean([(x * y).sum(axis=1).mean() for x, y in zip(dist[a], dist[b])]))
