@@ -19,14 +19,10 @@
 # models with web search (RAG) as extra configurations: 24 configurations in all.
 
 # %%
-from lib import artifacts, config, endpoints, paths, published
-from lib.groundtruth.world import load_world
-from lib.llm.collect import collect
+from lib import artifacts, config, paths, published
 from lib.scholar import attempts as lsb_attempts
-from lib.scholar import calibration
-from lib.scholar import inputs as lsb_inputs
+from lib.scholar import calibration, collection
 from lib.scholar import models as lsb_models
-from lib.scholar import plan as lsb_plan
 from lib.scholar import published as lsb_published
 
 # %% tags=["parameters"]
@@ -77,27 +73,10 @@ tab1
 # tasks and runs), so the grid parameters above are not used; the numbers are real, not synthetic.
 
 # %%
-lsb_inputs.check_choice("01_calibration", "source", source)
-if source == "release":
-    world, imported = lsb_inputs.import_release(cfg)
-    print(imported.summary())
-    experiment, requests = "temperature", None
-
-# %%
-if source == "collect":
-    world = load_world(cfg.seed, cfg.world.n_authors)
-    experiment = "temperature_analysis"
-    with endpoints.open_endpoint(cfg, world=world) as endpoint:
-        requests = lsb_plan.calibration_requests(models, temperatures=temperatures, families=families,
-                                                 params_per_family=params_per_family, replicates=replicates,
-                                                 gemini_replicates=gemini_replicates, seed=cfg.seed,
-                                                 model_id=endpoint.model_id)
-        print(f"{len(requests)} requests: {len(models)} configurations × "
-              f"{len(lsb_plan.task_params(families, params_per_family))} task parameters × "
-              f"{len(temperatures)} temperatures × {replicates} replicates ({gemini_replicates} for Gemini)")
-        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts, prices=lsb_models.prices(models),
-                          completion_tokens=lsb_plan.expected_completion)
-    print(summary.line())
+sweep = collection.temperature_sweep(cfg, models, source=source, temperatures=temperatures, families=families,
+                                     params_per_family=params_per_family, replicates=replicates,
+                                     gemini_replicates=gemini_replicates)
+print(sweep.line)
 
 # %% [markdown]
 # ## Labels and names of the sweep
@@ -106,16 +85,12 @@ if source == "collect":
 # skipped-item, provider error, …; reference §2.1–2.2) and the paper's seven labels; per request
 # the first valid attempt is kept. Each recommended name of a kept attempt is matched against
 # the ground truth with the paper's rule (App. B.3). Both tables are written for notebook 04,
-# whose temperature intervention reuses the sweep.
+# whose temperature intervention reuses the sweep. An imported release keeps the configurations
+# its sweep holds: Fig. A.2 and Table A.1 show those (`lib.scholar.collection`).
 
 # %%
-attempts = lsb_attempts.attempts_from_store(models, experiment, requests=requests)
-if source == "release":     # Fig. A.2 and Table A.1 show the configurations the release's sweep holds
-    models = models[models["key"].isin(set(attempts["model"]))].reset_index(drop=True)
-names = lsb_attempts.name_table(attempts, world.authors)
-lsb_attempts.write_parquet(attempts, out_dir / "attempts.parquet")
-lsb_attempts.write_parquet(names, out_dir / "names.parquet")
-attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
+sweep = collection.label(sweep, out_dir)
+sweep.attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
 
 # %% [markdown]
 # ## The selection rule (reference §2.12)
@@ -130,13 +105,11 @@ attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
 # the sd, small samples make the choice noisy: the quick profile's choices are illustrative.
 
 # %%
-fact_names = names[names["mode"] == ("faithful" if label_mode == "faithful" else "paper")]
-label_col = "label" if label_mode == "faithful" else "label_paper"
-rule_attempts = attempts if label_mode == "faithful" else attempts.assign(valid_attempt=attempts["valid_attempt_paper"])
+rule_attempts, fact_names, label_col = calibration.label_view(sweep.attempts, sweep.names, label_mode)
 scores = calibration.temperature_scores(rule_attempts, fact_names, label_col=label_col, valid_labels=valid_labels,
                                         mode=factuality_mode)
 selected = calibration.select_temperatures(scores)
-selected["paper_temperature"] = selected["model"].map(models.set_index("key")["temperature"])
+selected["paper_temperature"] = selected["model"].map(sweep.models.set_index("key")["temperature"])
 selected["synthetic"] = cfg.synthetic
 lsb_attempts.write_parquet(scores, out_dir / "temperature_scores.parquet")
 lsb_attempts.write_parquet(selected, out_dir / "selected_temperatures.parquet")
@@ -151,7 +124,7 @@ selected
 
 # %%
 shares = calibration.label_shares(rule_attempts, label_col=label_col)
-fig = calibration.figure_a2(shares, scores, selected, models=list(models["key"]), synthetic=cfg.synthetic)
+fig = calibration.figure_a2(shares, scores, selected, models=list(sweep.models["key"]), synthetic=cfg.synthetic)
 artifacts.save_figure(fig, "lsb-figA2", synthetic=cfg.synthetic)
 
 # %% [markdown]
@@ -162,7 +135,7 @@ artifacts.save_figure(fig, "lsb-figA2", synthetic=cfg.synthetic)
 # embedded default; notebook 02 collects at the selected one).
 
 # %%
-tabA1 = calibration.table_a1(models, selected)
+tabA1 = calibration.table_a1(sweep.models, selected)
 artifacts.save_table(tabA1, "lsb-tabA1", synthetic=cfg.synthetic)
 tabA1
 

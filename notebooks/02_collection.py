@@ -21,16 +21,10 @@
 # reference scholars) and seniority (2).
 
 # %%
-import pandas as pd
-
-from lib import artifacts, config, endpoints, paths
-from lib.groundtruth.world import load_world
+from lib import artifacts, config, paths
 from lib.llm import prompts
-from lib.llm.collect import collect
-from lib.scholar import attempts as lsb_attempts
-from lib.scholar import inputs as lsb_inputs
+from lib.scholar import collection
 from lib.scholar import models as lsb_models
-from lib.scholar import plan as lsb_plan
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -86,27 +80,10 @@ print(prompts.render("biased_top_k", "top_100_bias_gender_female"))
 # runs, so the collection parameters above are not used; the numbers are real, not synthetic.
 
 # %%
-lsb_inputs.check_choice("02_collection", "source", source)
-if source == "release":
-    world, imported = lsb_inputs.import_release(cfg)
-    print(imported.summary())
-    experiments = [e for e in ("baseline", "rag") if imported.per_experiment.get(e)]
-    requests = None
-
-# %%
-if source == "collect":
-    models = lsb_inputs.collection_temperatures(models, temperature_source)
-    experiments = ["interventions"]
-    world = load_world(cfg.seed, cfg.world.n_authors)
-    with endpoints.open_endpoint(cfg, world=world) as endpoint:
-        collected, requests = lsb_plan.collection_requests(
-            models, families=families, params_per_family=params_per_family, constrained_prompts=constrained_prompts,
-            rag=rag, runs=runs, seed=cfg.seed, model_id=endpoint.model_id)
-        print(f"{len(requests)} requests: {len(collected)} configurations × "
-              f"{len({r.param for r in requests})} task parameters × {runs} runs")
-        summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts, prices=lsb_models.prices(models),
-                          completion_tokens=lsb_plan.expected_completion)
-    print(summary.line())
+runs_02 = collection.longitudinal_collection(cfg, models, source=source, temperature_source=temperature_source,
+                                             families=families, params_per_family=params_per_family,
+                                             constrained_prompts=constrained_prompts, rag=rag, runs=runs)
+print(runs_02.line)
 
 # %% [markdown]
 # ## Labelled attempts and recommended names
@@ -117,12 +94,9 @@ if source == "collect":
 # for the reference's name rows, corrected rule for the paper's). Notebooks 03 and 04 read these.
 
 # %%
-attempts = pd.concat([lsb_attempts.attempts_from_store(models, e, requests=requests) for e in experiments],
-                     ignore_index=True)
-names = lsb_attempts.name_table(attempts, world.authors)
-lsb_attempts.write_parquet(attempts, out_dir / "attempts.parquet")
-lsb_attempts.write_parquet(names, out_dir / "names.parquet")
-print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests; {len(names)} name rows")
+runs_02 = collection.label(runs_02, out_dir)
+attempts = runs_02.attempts
+print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests; {len(runs_02.names)} name rows")
 
 # %% [markdown]
 # ## Counts per label, model and task

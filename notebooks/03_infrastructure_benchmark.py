@@ -20,12 +20,12 @@
 import pandas as pd
 
 from lib import artifacts, claims, config, paths, published
-from lib.groundtruth import demographics, figures, loaders
-from lib.groundtruth.world import load_world
+from lib.groundtruth import demographics, figures
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims as lsb_claims
 from lib.scholar import figures as lsb_figures
+from lib.scholar import inputs as lsb_inputs
 from lib.scholar import published as lsb_published
 from lib.scholar import quirks
 
@@ -55,14 +55,7 @@ claims.clear("03_infrastructure_benchmark")
 # copied from the generator. Its numbers are synthetic, not the paper's.
 
 # %%
-if ground_truth_dir:                       # the companion's own table schema
-    world = loaders.load_tables(ground_truth_dir)
-elif cfg.real_data.ground_truth_dir:       # the LLMScholarBench ground-truth release (Tier A)
-    from lib.groundtruth.release import load_release
-
-    world = load_release(cfg.real_path("ground_truth_dir"))
-else:
-    world = load_world(cfg.seed, cfg.world.n_authors)
+world = lsb_inputs.reference_dataset(cfg, ground_truth_dir)   # ground_truth_dir, the release (Tier A) or synthetic
 print(f"D: {len(world.authors):,} authors, {len(world.publications):,} publications, "
       f"{len(world.coauthorships):,} coauthorship edges ({'synthetic' if world.synthetic else 'real'})")
 

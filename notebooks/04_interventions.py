@@ -28,7 +28,6 @@ from functools import partial
 import pandas as pd
 
 from lib import artifacts, claims, config, paths, plots
-from lib.groundtruth.world import load_world
 from lib.llm import refusals
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
@@ -36,6 +35,7 @@ from lib.scholar import claims as lsb_claims
 from lib.scholar import constrained as cp
 from lib.scholar import intervention_figures as ifig
 from lib.scholar import figures as lsb_figures
+from lib.scholar import inputs as lsb_inputs
 from lib.scholar import interventions as iv
 from lib.scholar import models as lsb_models
 
@@ -57,12 +57,7 @@ sweep_dir, coll_dir = paths.stage_dir("01_calibration"), paths.stage_dir("02_col
 sweep_attempts = pd.read_parquet(sweep_dir / "attempts.parquet")
 sweep_names = pd.read_parquet(sweep_dir / "names.parquet")
 coll_attempts = pd.read_parquet(coll_dir / "attempts.parquet")
-if cfg.real_data.ground_truth_dir:       # the LLMScholarBench ground-truth release (Tier A)
-    from lib.groundtruth.release import load_release
-
-    world = load_release(cfg.real_path("ground_truth_dir"))
-else:
-    world = load_world(cfg.seed, cfg.world.n_authors)
+world = lsb_inputs.reference_dataset(cfg)   # the ground-truth release (Tier A), else the synthetic world
 claims.clear("04_interventions")
 print(f"sweep: {len(sweep_attempts):,} attempts, collection: {len(coll_attempts):,} attempts (synthetic={cfg.synthetic})")
 

@@ -27,14 +27,15 @@
 # model. Every table built from them is labelled synthetic; the numbers show that the pipeline
 # works, they are not the paper's findings. With `corpus_source` set to a released dataset
 # folder (`scholar_papers.json`, `experiment_sets.json`, `results/`), the papers, candidate sets,
-# condition metadata and main-experiment answers are the release's own (Tier A); the pilot is
-# then skipped, since the release's `1n_pilot` files are not read yet.
+# condition metadata and main-experiment answers are the release's own (Tier A), and so are the
+# pilot's runs when the release has its `results/1n_pilot/` files (else the pilot tables are
+# reported missing).
 
 # %%
 import pandas as pd
 
-from lib import artifacts, config, endpoints, paths, published
-from lib.authority import analysis, conditions, corpus, pilot, prompts, quirks, responses, runs
+from lib import artifacts, config, paths, published
+from lib.authority import analysis, conditions, corpus, flip_pilot, intermediate, main_experiment, prompts, quirks
 from lib.authority import inputs as ab_inputs
 from lib.authority import published as ab_published
 
@@ -61,15 +62,14 @@ cfg = config.load_profile(profile)
 inputs = ab_inputs.resolve(cfg, corpus_source=corpus_source, main_models=main_models, pilot_models=pilot_models,
                            weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
                            pilot_averaging=pilot_averaging, parse_mode=parse_mode)
-corpus_source, synthetic = inputs.corpus_source, inputs.synthetic
+synthetic = inputs.synthetic
 out_dir = paths.stage_dir("05_authority_pilot_regression")
 paths.ensure(out_dir)
 paper_corpus = ab_inputs.load_corpus(cfg, inputs, topics)
-models_main, models_pilot, headline = list(inputs.main_models), list(inputs.pilot_models), inputs.headline
 print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
       len(paper_corpus.queries), "queries")
-print("main-experiment models:", models_main)
-print("pilot models:", models_pilot)
+print("main-experiment models:", list(inputs.main_models))
+print("pilot models:", list(inputs.pilot_models))
 
 # %% [markdown]
 # ## Table 18: topics and example queries
@@ -118,29 +118,13 @@ tab4
 # sends nothing (the store resumes). With `pilot_design = "shared_content"` every card of a
 # prompt shows the fixed paper's content, as the paper's text describes: the cards then differ
 # only in metadata, and the source paper's own relevance no longer competes with the fixed card.
+# Without an endpoint the runs are the release's `results/1n_pilot/` files; with neither the pilot
+# is absent (`lib.authority.flip_pilot`): Tables 16, 1 and 20 are then reported missing and the
+# conditions use `authority_weights`.
 
 # %%
-pilot_topic_list = [t for t in (pilot_topics or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
-pilot_requests = prompts.build_pilot_requests(paper_corpus, topics=pilot_topic_list,
-                                              n_queries=pilot_queries_per_topic, seed=cfg.seed,
-                                              shared_content=pilot_design == "shared_content")
-if inputs.collect and len(pilot_requests):
-    with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
-        pilot_raw, pilot_run = runs.collect_table(pilot_requests, inputs.by_id(models_pilot), endpoint,
-                                                  experiment=runs.EXPERIMENTS["pilot"],
-                                                  max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
-    print(pilot_run.line())
-    pilot_choices = runs.parse_answers(pilot_raw, parse_mode=parse_mode)
-    pilot_table = pilot.pilot_rows(pilot_requests, pilot_choices)
-    print(f"pilot: {len(pilot_requests)} prompts x {len(models_pilot)} models, {len(pilot_raw)} answers, "
-          f"{len(pilot_table)} parsed runs; fixed paper kept in {pilot_table['y'].mean():.1%} (chance 10%)")
-else:
-    pilot_table = None if synthetic else corpus.load_released_pilot(corpus_source)
-    if pilot_table is None:
-        print("pilot skipped: the release has no results/1n_pilot/ files and no live endpoint is configured")
-    else:
-        print(f"pilot: {len(pilot_table)} parsed runs of {pilot_table['model'].nunique()} models read from the "
-              f"release; fixed paper kept in {pilot_table['y'].mean():.1%} (chance 10%)")
+pilot_run = flip_pilot.collect(cfg, inputs, paper_corpus, topics=pilot_topics, n_queries=pilot_queries_per_topic,
+                              design=pilot_design, parse_mode=parse_mode, api_ids=api_model_ids)
 
 # %% [markdown]
 # ## Table 16: pilot regression diagnostics
@@ -155,13 +139,14 @@ else:
 # `"general"` is Budescu's general dominance).
 
 # %%
-if pilot_table is not None:
-    pilot_result = pilot.analyse_pilot(pilot_table, method=pilot_fit, averaging=pilot_averaging)
-    tab16 = pilot_result.table16()
-    artifacts.save_table(tab16, "ab-tab16", synthetic=synthetic)
-    print(pilot_result.descriptives)
-    display(tab16)
-    display(pilot.weight_rank_stability(pilot_table, method=pilot_fit))
+pilot_run = flip_pilot.analyse(pilot_run, method=pilot_fit, averaging=pilot_averaging)
+tab16 = flip_pilot.table16(pilot_run)
+artifacts.save_table(tab16, "ab-tab16", synthetic=synthetic)
+tab16
+
+# %%
+# each pilot model's rank order of |beta| (A.7: the ranking is stable across single-model subsets)
+flip_pilot.rank_stability(pilot_run)
 
 # %% [markdown]
 # ## Table 1: the empirically derived authority weights
@@ -174,13 +159,11 @@ if pilot_table is not None:
 # `generate_conditions.py`).
 
 # %%
-if pilot_table is not None:
-    tab1 = pilot_result.table1()
-    artifacts.save_table(tab1, "ab-tab1", synthetic=synthetic)
-    display(tab1)
-use_pilot = weights_source == "pilot" and pilot_table is not None
-weights = dict(pilot_result.weights) if use_pilot else dict(authority_weights)
+tab1 = flip_pilot.table1(pilot_run)
+artifacts.save_table(tab1, "ab-tab1", synthetic=synthetic)
+weights = flip_pilot.weights(pilot_run, weights_source, authority_weights)
 print("weights of the composite:", weights)
+tab1
 
 # %% [markdown]
 # ## Table 20: the author-identity ablation (six predictors)
@@ -191,10 +174,9 @@ print("weights of the composite:", weights)
 # Appendix D; synthetic data on the embedded default, same fit method as Table 16).
 
 # %%
-if pilot_table is not None:
-    tab20 = pilot.author_score_ablation(pilot_table, method=pilot_fit, averaging=pilot_averaging)
-    artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
-    display(tab20)
+tab20 = flip_pilot.table20(pilot_run)
+artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
+tab20
 
 # %% [markdown]
 # ## Table 2: the three conditions, with counts
@@ -205,8 +187,7 @@ if pilot_table is not None:
 # per topic). Counts come from the built conditions (synthetic papers on the embedded default).
 
 # %%
-conds = (conditions.build_conditions(paper_corpus, weights=weights, seed=cfg.seed) if synthetic
-         else conditions.conditions_from_release(corpus_source))
+conds = ab_inputs.load_conditions(cfg, inputs, paper_corpus, weights)
 candidates = conditions.build_candidate_sets(paper_corpus, seed=cfg.seed)
 tab2 = conditions.condition_counts(conds)
 artifacts.save_table(tab2, "ab-tab2", synthetic=synthetic)
@@ -236,27 +217,15 @@ tab14
 # §4.6, Appendix E). One stateless single-turn request per cell through the shared client and
 # raw store (resuming). The recommended paper number is read with the paper's rule, the first
 # integer in 1..10 (`parse_mode = "faithful"`); `"corrected"` is a stricter parser that skips
-# stray numbers and reasoning traces. On the default the panel answers (synthetic).
+# stray numbers and reasoning traces. On the default the panel answers (synthetic). Without an
+# endpoint the answers are the release's, and its models are the ones reported
+# (`lib.authority.main_experiment`).
 
 # %%
-main_requests = prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
-                                            condition_set=conds)
-print(f"main: {len(main_requests)} prompts ({main_requests['query_id'].nunique()} queries x 3 instructions x "
-      f"3 conditions) x {len(models_main)} models")
-print(main_requests["messages"].iloc[0][0]["content"][:1500])
-if inputs.collect:
-    with endpoints.open_endpoint(cfg, with_world=False) as endpoint:
-        main_raw, main_run = runs.collect_table(main_requests, inputs.by_id(models_main), endpoint,
-                                                experiment=runs.EXPERIMENTS["main"],
-                                                max_attempts=cfg.llm.max_attempts, api_ids=api_model_ids)
-    print(main_run.line())
-else:
-    main_raw = responses.attach_request_ids(corpus.load_released_responses(corpus_source), main_requests)
-    models_main = sorted(main_raw["model"].unique())
-    headline = [m for m in models_main if m != inputs.ablation]
-resp_all = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode=parse_mode)
-resp = resp_all[resp_all["model"].isin(headline)]
+main = main_experiment.collect(cfg, inputs, paper_corpus, conds, n_queries=queries_per_topic, api_ids=api_model_ids)
+resp_all, resp = main_experiment.label(main, paper_corpus, conds, parse_mode=parse_mode)
 print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headline set: {len(resp)} cells")
+print(main.requests["messages"].iloc[0][0]["content"][:1500])
 
 # %% [markdown]
 # ### Parser sensitivity
@@ -266,8 +235,7 @@ print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headl
 # first number of a reasoning trace as the choice, which adds spurious flips.
 
 # %%
-resp_corrected = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode="corrected")
-resp_corrected = resp_corrected[resp_corrected["model"].isin(headline)]
+resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, conds, parse_mode="corrected")
 pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]]
            for name, r in ((parse_mode, resp), ("corrected", resp_corrected))], ignore_index=True)
 
@@ -434,12 +402,9 @@ tab19
 # synthetic answers on the embedded default).
 
 # %%
-if inputs.ablation in set(resp_all["model"]):
-    tab21 = analysis.tier_ablation(resp_all, headline_models=headline, ablation_model=inputs.ablation)
-    artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
-    display(tab21)
-else:
-    print(f"tier ablation skipped: no answers from a tier-ablation model ({inputs.ablation})")
+tab21 = main_experiment.tier_ablation(main, resp_all)
+artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
+tab21
 
 # %% [markdown]
 # ## Table 22: the primary statistical tests
@@ -480,14 +445,12 @@ tab23
 # `docs/faithful_vs_corrected.md`.
 
 # %%
-resp_all_corrected = responses.label_responses(main_raw, main_requests, paper_corpus, conds, parse_mode="corrected")
-prompt_pairs = [(main_requests, prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
+prompt_pairs = [(main.requests, prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
                                                             condition_set=conds, prompt_mode="corrected"))]
 ab_quirks = quirks.mode_comparison(
     resp, resp_all, responses_corrected_parser=resp_corrected, responses_all_corrected_parser=resp_all_corrected,
-    pilot_rows=pilot_table, groups=inputs.cohorts, headline=headline, ablation_model=inputs.ablation,
-    prompt_tables=prompt_pairs, pilot_result=pilot_result if pilot_table is not None else None,
-    pilot_tab20=tab20 if pilot_table is not None else None)
+    pilot_rows=pilot_run.rows, groups=inputs.cohorts, headline=list(main.headline), ablation_model=main.ablation,
+    prompt_tables=prompt_pairs, pilot_result=pilot_run.result, pilot_tab20=tab20)
 artifacts.save_table(ab_quirks, "ab-quirks", synthetic=synthetic)
 ab_quirks
 
@@ -514,20 +477,9 @@ vs_published.head(20)
 # main-experiment responses, for later notebooks and for re-analysis without re-collection.
 
 # %%
-paper_corpus.papers.to_parquet(out_dir / "papers.parquet")
-paper_corpus.authors.assign(affiliations=paper_corpus.authors["affiliations"].map(list)).to_parquet(
-    out_dir / "authors.parquet")
-paper_corpus.queries.to_parquet(out_dir / "queries.parquet")
-candidates.to_parquet(out_dir / "candidates.parquet")
-conds.papers.to_parquet(out_dir / "condition_papers.parquet")
-conds.authors.assign(affiliations=conds.authors["affiliations"].map(list)).to_parquet(
-    out_dir / "condition_authors.parquet")
-for name, table in (("pilot_requests", pilot_requests), ("main_requests", main_requests)):
-    table.assign(candidate_ids=table["candidate_ids"].map(list)).to_parquet(out_dir / f"{name}.parquet")
-if pilot_table is not None:
-    pilot_table.to_parquet(out_dir / "pilot_rows.parquet")
-resp_all.to_parquet(out_dir / "responses.parquet")
-sorted(p.name for p in out_dir.glob("*.parquet"))
+intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, conds=conds,
+                   pilot_requests=pilot_run.requests, main_requests=main.requests, pilot_rows=pilot_run.rows,
+                   responses=resp_all)
 
 # %% [markdown]
 # ## Claims (§4.3, §5, §6, §7)
@@ -545,6 +497,6 @@ sorted(p.name for p in out_dir.glob("*.parquet"))
 from lib import claims
 from lib.authority import claims as ab_claims
 
-verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_table, synthetic=synthetic, seed=cfg.seed,
+verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_run.rows, synthetic=synthetic, seed=cfg.seed,
                                cohorts=inputs.cohorts)
 claims.summary(verdicts)

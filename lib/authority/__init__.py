@@ -14,7 +14,9 @@ authority_attribution_reference.md`` Part A). Modules, in data-flow order:
 * :mod:`~lib.authority.pilot`: pilot regression, VIF, McFadden R², dominance analysis, weight fusion;
 * :mod:`~lib.authority.responses`: the labelled responses table (the contract of every table);
 * :mod:`~lib.authority.analysis`: the tables ab-tab4 … ab-tab23 over that table.
-* :mod:`~lib.authority.quirks`: every faithful/corrected switch in one table, and their measured effect (ab-quirks).
+* :mod:`~lib.authority.quirks`: every faithful/corrected switch in one table, and their measured effect (ab-quirks);
+* :mod:`~lib.authority.flip_pilot`, :mod:`~lib.authority.main_experiment`, :mod:`~lib.authority.intermediate`:
+  notebook 05's pilot and main experiment (collected, or read from the release) and its stage tables.
 
 Data contract: the analysis functions take the responses table documented in
 :mod:`lib.authority.responses` (``RESPONSE_COLUMNS``) and return DataFrames. Only

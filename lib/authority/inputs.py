@@ -140,3 +140,13 @@ def load_corpus(cfg: config.Profile, inputs: Inputs, topics: Sequence[str] = ())
 
     paper_corpus = corpus.synthetic_corpus(cfg.seed) if inputs.synthetic else corpus.load_released(inputs.corpus_source)
     return paper_corpus.subset(list(topics)) if topics else paper_corpus
+
+
+def load_conditions(cfg: config.Profile, inputs: Inputs, paper_corpus, weights: dict[str, float]):
+    """The three conditions (:class:`~lib.authority.conditions.ConditionSet`): built on the synthetic
+    corpus with the composite's ``weights``, else the release's own (its weights are fixed)."""
+    from lib.authority import conditions
+
+    if inputs.synthetic:
+        return conditions.build_conditions(paper_corpus, weights=weights, seed=cfg.seed)
+    return conditions.conditions_from_release(inputs.corpus_source)

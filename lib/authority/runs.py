@@ -224,7 +224,7 @@ def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
     conditions are built from ``authority_weights`` (the pilot's fused weights are not known before
     it runs; the prompts' length does not depend on them). [] when nothing is collected (a
     released dataset without an endpoint)."""
-    from lib.authority import conditions, inputs, prompts
+    from lib.authority import flip_pilot, inputs, prompts
     from lib.llm.cost import PlannedCollection
 
     choices = {k: params[k] for k in inputs.CHOICES if k in params}
@@ -234,12 +234,10 @@ def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
     if not res.collect:
         return []
     paper_corpus = inputs.load_corpus(cfg, res, params.get("topics", ()))
-    pilot_topics = [t for t in (params.get("pilot_topics") or prompts.PILOT_TOPICS) if t in paper_corpus.topics]
-    pilot_table = prompts.build_pilot_requests(paper_corpus, topics=pilot_topics,
-                                               n_queries=params.get("pilot_queries_per_topic", 10), seed=cfg.seed,
-                                               shared_content=params.get("pilot_design") == "shared_content")
-    conds = (conditions.build_conditions(paper_corpus, weights=dict(params["authority_weights"]), seed=cfg.seed)
-             if res.synthetic else conditions.conditions_from_release(res.corpus_source))
+    pilot_table = flip_pilot.requests(paper_corpus, topics=params.get("pilot_topics") or (),
+                                      n_queries=params.get("pilot_queries_per_topic", 10), seed=cfg.seed,
+                                      design=params.get("pilot_design"))
+    conds = inputs.load_conditions(cfg, res, paper_corpus, dict(params["authority_weights"]))
     main_table = prompts.build_main_requests(paper_corpus, n_queries=params.get("queries_per_topic", 10),
                                              seed=cfg.seed, condition_set=conds)
     api_ids = params.get("api_model_ids") or {}

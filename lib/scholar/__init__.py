@@ -7,4 +7,5 @@
 - ``benchmark``: per-attempt values of the name-based metrics from a matched name table.
 - ``perturb``: recommended names with known truth (real, perturbed, invented) for benchmarks.
 - ``quirks``: the table of every faithful/corrected difference.
+- ``collection``: notebooks 01 and 02's responses, collected from the endpoint or imported from the release.
 """

@@ -99,6 +99,18 @@ def request_factuality(names: pd.DataFrame, *, mode: Mode = "faithful") -> pd.Da
     return out.reset_index(drop=True)
 
 
+def label_view(labelled: pd.DataFrame, names: pd.DataFrame, label_mode: str) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """What the rule reads under ``label_mode``: (attempts, name rows, label column). ``faithful``: the
+    reference's labels, its chosen attempt and name rows; ``paper``: the paper's seven labels, the
+    attempt they choose (``valid_attempt_paper``) and the name rows of the paper's matching rule."""
+    if label_mode == "faithful":
+        return labelled, names[names["mode"] == "faithful"], "label"
+    if label_mode == "paper":
+        return (labelled.assign(valid_attempt=labelled["valid_attempt_paper"]), names[names["mode"] == "paper"],
+                "label_paper")
+    raise ValueError(f"01_calibration: parameter label_mode must be 'faithful' or 'paper', got {label_mode!r}")
+
+
 def temperature_scores(labelled: pd.DataFrame, names: pd.DataFrame, *, label_col: str = "label",
                        valid_labels: Sequence[str] = VALID_LABELS, tasks: Sequence[str] = EXPERIMENT_TASKS,
                        mode: Mode = "faithful") -> pd.DataFrame:

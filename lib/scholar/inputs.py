@@ -4,12 +4,14 @@ Notebooks 01 and 02 have a ``source`` parameter: ``collect`` asks the profile's 
 embedded panel by default), ``release`` imports the paper's own runs from
 ``real_data.raw_responses_dir`` and matches the names against ``real_data.ground_truth_dir``
 (Tier A, no request). Notebook 02 also chooses its temperatures (``temperature_source``: 01's
-calibration or the paper's Table A.1). :func:`profile_errors` checks these choices when the
+calibration or the paper's Table A.1), and notebooks 03 and 04 their ground truth D
+(:func:`reference_dataset`). :func:`profile_errors` checks these choices when the
 profile is loaded (through :data:`lib.registry.INPUTS`), so a bad one fails before any work; the
 notebooks call the loaders below instead of choosing in their cells.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -115,3 +117,20 @@ def collection_temperatures(models: pd.DataFrame, temperature_source: str) -> pd
     if missing:
         raise KeyError(f"{selected_path}: column model lacks {missing}; re-run notebook 01")
     return models.assign(temperature=models["key"].map(selected).astype(float))
+
+
+def reference_dataset(cfg: config.Profile, tables_dir: str | Path = ""):
+    """The ground truth D notebooks 03 and 04 measure against (a :class:`~lib.groundtruth.world.World`):
+    ``tables_dir``, a folder of the companion's own tables (:mod:`lib.groundtruth.schema`), else the
+    LLMScholarBench ground-truth release (``real_data.ground_truth_dir``, Tier A), else the synthetic world."""
+    if tables_dir:
+        from lib.groundtruth import loaders
+
+        return loaders.load_tables(tables_dir)
+    if cfg.real_data.ground_truth_dir:
+        from lib.groundtruth.release import load_release
+
+        return load_release(cfg.real_path("ground_truth_dir"))
+    from lib.groundtruth.world import load_world
+
+    return load_world(cfg.seed, cfg.world.n_authors)

@@ -1,0 +1,57 @@
+"""lib.scholar.collection on a tiny LLMScholarBench release (Tier A, nothing sent): which store
+experiments notebooks 01 and 02 read, the configurations an import keeps, the tables written; and
+the label view of the selection rule and the ground truth D of notebooks 03 and 04."""
+import pandas as pd
+import pytest
+
+import release_fixture as rf
+from lib.scholar import calibration, collection, inputs, models
+
+
+@pytest.fixture
+def release_cfg(tmp_path, isolated_outputs, load_profile_text):
+    from lib.groundtruth.world import build_world
+
+    world = build_world(7, 60)
+    gt = rf.write_ground_truth(tmp_path / "gt", world)
+    rf.write_lsb_release(tmp_path / "raw", world.authors["display_name"].tolist(), seed=7)
+    return load_profile_text(f"real_data: {{ground_truth_dir: {gt}, raw_responses_dir: {tmp_path / 'raw'}}}\n"), world
+
+
+def test_the_release_sweep_and_runs_are_imported_and_labelled(release_cfg, tmp_path):
+    cfg, world = release_cfg
+    table = models.for_profile(cfg)
+    grid = dict(temperatures=[0.5], families=["top_k"], params_per_family=1, replicates=1, gemini_replicates=1)
+    sweep = collection.temperature_sweep(cfg, table, source="release", **grid)
+    assert (sweep.source, sweep.experiments, sweep.requests) == ("release", ("temperature",), None)
+    assert sweep.line.startswith("import ") and len(sweep.world.authors) == len(world.authors)
+    sweep = collection.label(sweep, tmp_path)
+    # the import keeps the configurations the release's sweep holds (not the grounded one, not the other 20)
+    assert sorted(sweep.models["key"]) == sorted(m for m, _, _ in rf.LSB_MODELS if not m.endswith("-grounded"))
+    assert set(sweep.attempts["temperature"]) == set(rf.SWEEP_TEMPERATURES)
+    assert pd.read_parquet(tmp_path / "attempts.parquet").shape == sweep.attempts.shape
+    assert pd.read_parquet(tmp_path / "names.parquet").shape == sweep.names.shape and sweep.names["matched"].any()
+    runs = collection.longitudinal_collection(cfg, table, source="release", temperature_source="nonsense",
+                                              families=["top_k"], params_per_family=1, constrained_prompts=True,
+                                              rag=True, runs=1)
+    assert runs.experiments == ("baseline", "rag")             # the release fixes the design: temperature_source unused
+    with pytest.raises(ValueError, match="^02_collection: parameter source must be 'collect' or 'release'"):
+        collection.longitudinal_collection(cfg, table, source="download", temperature_source="paper",
+                                           families=[], params_per_family=1, constrained_prompts=True, rag=True, runs=1)
+
+
+def test_reference_dataset_is_the_release_when_the_profile_names_one(release_cfg):
+    cfg, world = release_cfg
+    d = inputs.reference_dataset(cfg)
+    assert not d.synthetic and sorted(d.authors["display_name"]) == sorted(world.authors["display_name"])
+
+
+def test_label_view_picks_labels_attempts_and_name_rows():
+    att = pd.DataFrame({"valid_attempt": [True, False], "valid_attempt_paper": [False, True]})
+    names = pd.DataFrame({"mode": ["faithful", "paper", "paper"], "name": ["a", "b", "c"]})
+    a, n, col = calibration.label_view(att, names, "faithful")
+    assert a is att and list(n["name"]) == ["a"] and col == "label"
+    a, n, col = calibration.label_view(att, names, "paper")
+    assert list(a["valid_attempt"]) == [False, True] and list(n["name"]) == ["b", "c"] and col == "label_paper"
+    with pytest.raises(ValueError, match="label_mode must be 'faithful' or 'paper', got 'reference'"):
+        calibration.label_view(att, names, "reference")
