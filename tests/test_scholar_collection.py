@@ -55,3 +55,26 @@ def test_label_view_picks_labels_attempts_and_name_rows():
     assert list(a["valid_attempt"]) == [False, True] and list(n["name"]) == ["b", "c"] and col == "label_paper"
     with pytest.raises(ValueError, match="label_mode must be 'faithful' or 'paper', got 'reference'"):
         calibration.label_view(att, names, "reference")
+
+
+def test_a_real_endpoints_names_are_matched_against_the_profiles_ground_truth(release_cfg, tmp_path,
+                                                                               load_profile_text):
+    """A collection from a real endpoint (here a panel on a port, reached as any provider is) is
+    labelled against ``real_data.ground_truth_dir``, as notebooks 03 and 04 measure; the embedded
+    panel's against the synthetic world it serves."""
+    from lib.panel import Panel
+    from lib.panel.server import serve_in_thread
+
+    _, world = release_cfg
+    base_url, stop = serve_in_thread(Panel(7, world.authors))
+    try:
+        cfg = load_profile_text(f"llm: {{base_url: '{base_url}'}}\n"
+                                f"real_data: {{ground_truth_dir: {tmp_path / 'gt'}}}\n")
+        table = models.for_profile(cfg).head(1)
+        sweep = collection.temperature_sweep(cfg, table, source="collect", temperatures=[0.5], families=["top_k"],
+                                             params_per_family=1, replicates=1, gemini_replicates=1)
+    finally:
+        stop()
+    assert not sweep.world.synthetic
+    assert sorted(sweep.world.authors["display_name"]) == sorted(world.authors["display_name"])
+    assert collection.label(sweep, tmp_path / "out").names["matched"].any()

@@ -39,16 +39,22 @@ def _imported(cfg: config.Profile, models: pd.DataFrame, experiments) -> Respons
     return Responses("release", world, models, tuple(experiments(imported)), None, imported.summary())
 
 
+def _real_endpoint(cfg: config.Profile) -> bool:
+    return bool(getattr(cfg.llm, "providers", None)) or cfg.llm.base_url is not None
+
+
 def _collected(cfg: config.Profile, models: pd.DataFrame, experiment: str, plan) -> Responses:
-    """Send ``plan(model_id) -> (requests, description)`` to the profile's endpoint (the panel
-    serves the synthetic world) and keep the collection summary."""
+    """Send ``plan(model_id) -> (requests, description)`` to the profile's endpoint and keep the
+    collection summary. The embedded panel serves the synthetic world, so its names are matched
+    against it; a real endpoint's names are matched against the ground truth notebooks 03 and 04
+    use (:func:`lib.scholar.inputs.reference_dataset`: the release when the profile names one)."""
     from lib import endpoints
     from lib.groundtruth.world import load_world
     from lib.llm.collect import collect
     from lib.scholar import models as lsb_models
     from lib.scholar import plan as lsb_plan
 
-    world = load_world(cfg.seed, cfg.world.n_authors)
+    world = inputs.reference_dataset(cfg) if _real_endpoint(cfg) else load_world(cfg.seed, cfg.world.n_authors)
     with endpoints.open_endpoint(cfg, world=world) as endpoint:
         requests, description = plan(endpoint.model_id)
         print(description)
