@@ -126,13 +126,16 @@ def _published(artifact, row, column) -> float:
 #: Gemma 2's boost rate (14.0 %) lies below what its flips allow even at the τ floor. The boosted
 #: papers (the composite's mid bucket) are of average content in the synthetic corpus, so even a
 #: model that credits nothing beyond its credibility ceiling picks them at about 1.1× chance: the
-#: paper's lifts under 1.1 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×) are out of
-#: reach, and models whose ceiling sits at the fit's lower end keep a higher lift. Each is held to
+#: paper's lifts under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×;
+#: deepseek 1.14×) are out of reach: their ceilings sit at the fit's lower end (0.4; lower ones need
+#: susceptibilities above 30 to reach the flip rates) and keep lifts of 1.12–1.41. Pooled 1.25×
+#: against 1.06×; only Qwen 2.5's 1.43× is met. Each is held to
 #: its measured gap plus 0.02 (0.05 for lifts), so a change that widens it fails and one that
 #: closes it shows here.
-STRUCTURAL = {"gemma2:9b boost_rate": 0.045}
-STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.36, "mistral:7b lift": 0.35, "gemma2:9b lift": 0.2, "gpt-5.4 lift": 0.33,
-                   "gemini-3-flash-preview lift": 0.31, "claude-sonnet-4-6 lift": 0.26, "aggregate lift (§5.5)": 0.25}
+STRUCTURAL = {"gemma2:9b boost_rate": 0.047}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.36, "mistral:7b lift": 0.34, "deepseek-r1:8b lift": 0.11, "gemma2:9b lift": 0.2,
+                   "gpt-5.4 lift": 0.33, "gemini-3-flash-preview lift": 0.3, "claude-sonnet-4-6 lift": 0.26,
+                   "aggregate lift (§5.5)": 0.24}
 
 
 def test_targets_resource_cites_the_paper():

@@ -395,12 +395,13 @@ def _stray_numbers() -> tuple[int, ...]:
 def observed_from_choice(model: str, p: np.ndarray) -> np.ndarray:
     """The distribution of the paper number the faithful parser reads (reference A.5), given the
     choice distribution ``p`` (rows: prompts, columns: display positions 1..n), conditional on a
-    number being read: a stray prefix (open models) puts its number first; deepseek-r1's trace
-    names a random candidate first with probability θ."""
+    number being read: deepseek-r1's trace always names a paper before the answer (the chosen one,
+    or a random candidate with probability θ), so its stray prefixes are never read; for the other
+    open models a stray prefix puts its number first."""
     prof = all_profiles()[model]
     p = np.atleast_2d(np.asarray(p, dtype=float))
     n = p.shape[1]
-    if _tier_cohort(prof) == "open":
+    if _tier_cohort(prof) == "open" and not prof.think_in_content:
         q = np.zeros(n)
         for k in _stray_numbers():
             if k <= n:
