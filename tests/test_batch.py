@@ -334,3 +334,48 @@ def test_stored_batches_leave_no_files_at_the_provider(tiny_world, tmp_path):
         assert len(s.batches.files) >= 2 * (s.batches.created - n)        # inputs and outputs kept
     finally:
         s.close()
+
+
+def test_a_retried_upload_sends_the_whole_file_again(tmp_path):
+    """The first upload attempt dies mid-request (connection reset); the retry carries the file's
+    full content again (httpx rewinds the file part between attempts)."""
+    import asyncio
+
+    import httpx
+
+    path = tmp_path / "r000000-00000-abc.jsonl"
+    path.write_bytes(b'{"custom_id": "a", "body": {}}\n' * 1000)
+    bodies = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(request.read())
+        if len(bodies) == 1:
+            raise httpx.ReadError("connection reset", request=request)
+        return httpx.Response(200, json={"id": "file-1"})
+
+    async def go():
+        async with lb.BatchClient(_endpoint("http://batch.invalid/v1"), lb.BatchOptions(),
+                                  transport=httpx.MockTransport(handler)) as client:
+            return await client.upload(path)
+
+    assert asyncio.run(go()) == {"id": "file-1"}
+    assert len(bodies) == 2 and all(path.read_bytes() in b for b in bodies)
+
+
+def test_a_full_disk_under_the_panel_batch_folder_is_answered_not_dropped(served, monkeypatch):
+    """An OSError while the panel stores an upload (ENOSPC) comes back as HTTP 507 naming the
+    folder and the error, so the collector's BatchError says why instead of 'ReadError'."""
+    import errno
+
+    import httpx
+
+    import lib.panel.server as srv
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(srv.tempfile, "NamedTemporaryFile", full)
+    r = httpx.post(served.url + "/files", data={"purpose": "batch"}, files={"file": ("x.jsonl", b"{}\n")})
+    assert r.status_code == 507
+    msg = r.json()["error"]["message"]
+    assert "No space left on device" in msg and str(served.batches.root) in msg

@@ -50,17 +50,25 @@ def _make_handler(panel: Panel, stopping: threading.Event):
         def _batch(self, method: str) -> None:
             url = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
-            with tempfile.NamedTemporaryFile(dir=batches.root, prefix=".body.", delete=True) as tmp:
-                while length > 0:
-                    chunk = self.rfile.read(min(length, 1 << 20))
-                    if not chunk:
-                        break
-                    tmp.write(chunk)
-                    length -= len(chunk)
-                tmp.flush()
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                status, hdrs, payload = batches.handle(method, url.path.rstrip("/"), dict(parse_qsl(url.query)),
-                                                       headers, Path(tmp.name))
+            try:
+                with tempfile.NamedTemporaryFile(dir=batches.root, prefix=".body.", delete=True) as tmp:
+                    while length > 0:
+                        chunk = self.rfile.read(min(length, 1 << 20))
+                        if not chunk:
+                            break
+                        tmp.write(chunk)
+                        length -= len(chunk)
+                    tmp.flush()
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    status, hdrs, payload = batches.handle(method, url.path.rstrip("/"), dict(parse_qsl(url.query)),
+                                                           headers, Path(tmp.name))
+            except OSError as exc:
+                # e.g. a full disk under the batch folder: answer, so the client says why, instead of
+                # dropping the connection (the client then only sees a ReadError)
+                self.close_connection = True
+                self._send(507, {"error": {"message": f"panel batch storage {batches.root}: {exc}",
+                                           "type": "server_error", "code": "insufficient_storage"}})
+                return
             if not isinstance(payload, Path):
                 self._send(status, payload, hdrs)
                 return
