@@ -49,8 +49,9 @@ CONDITIONS = ("original", "flipped", "boosted")
 #: Lowest choice temperature the fit may use (the 1:N pilot has its own, PILOT_TAU).
 TAU_FLOOR = 0.02
 #: Range of the credibility ceiling C_m (:func:`lib.panel.authority.credited`): at the low end a
-#: model credits nothing beyond a low-tier card's metadata, at the high end (above a boosted
-#: card's 0.85) it reads authority linearly.
+#: model credits little beyond a typical mid-tier card's metadata (Σw·a 0.39; lower ceilings need
+#: susceptibilities above 30 to reach the flip rates), at the high end (above a boosted card's
+#: 0.85) it reads authority linearly.
 CEILING_RANGE = (0.4, 1.5)
 VARIANTS = ("none", "mild", "strong")
 #: Largest topic noise factor (τ multiplier) the fit may use: a boost rate above the topic's flip
@@ -163,6 +164,13 @@ class PromptArrays:
                 t = self.tasks[(q, c)]
                 a, r = au.card_terms(seed, t)
                 self.A[c][i, :len(a)], self.r[c][i, :len(r)] = a, r
+        #: 1 where the boosted prompt's card differs from the original one (the inflated paper:
+        #: same content, other metadata), per query and display position
+        self.boosted = np.zeros((len(self.queries), n))
+        for i, q in enumerate(self.queries):
+            pairs = zip(self.tasks[(q, "original")].detail["cards"], self.tasks[(q, "boosted")].detail["cards"])
+            for j, (a, b) in enumerate(pairs):
+                self.boosted[i, j] = float(a != b)
         self._eps: dict[str, dict[str, np.ndarray]] = {}
 
     def eps(self, model: str) -> dict[str, np.ndarray]:
@@ -199,18 +207,6 @@ class PromptArrays:
         po = self.observed(model, "original", s, tau, t, noise, ceiling)
         pm = self.observed(model, manip, s, tau, t, noise, ceiling)
         return 1.0 - (po * pm).sum(axis=1)
-
-    @property
-    def boosted(self) -> np.ndarray:
-        """Per query and display position: 1 where the boosted prompt's card differs from the
-        original one (the inflated paper; the content is the same, only its metadata changed)."""
-        if not hasattr(self, "_boosted"):
-            out = np.zeros((len(self.queries), self.n))
-            for i, q in enumerate(self.queries):
-                pairs = zip(self.tasks[(q, "original")].detail["cards"], self.tasks[(q, "boosted")].detail["cards"])
-                out[i, :] = [float(a != b) for a, b in pairs] + [0.0] * (self.n - len(self.tasks[(q, "original")].detail["cards"]))
-            self._boosted = out
-        return self._boosted
 
     def boost_chance(self) -> float:
         """The rate of picking a boosted paper by chance: boosted cards / cards (paper §5.5, 25.6 %)."""
