@@ -125,17 +125,20 @@ def _published(artifact, row, column) -> float:
 #: Published values the panel's design cannot reach, with the gap measured at the fit (issue 17).
 #: Gemma 2's boost rate (14.0 %) lies below what its flips allow even at the τ floor. The boosted
 #: papers (the composite's mid bucket) are of average content in the synthetic corpus, so even a
-#: model that credits nothing beyond its credibility ceiling picks them at about 1.1× chance: the
-#: paper's lifts under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×;
-#: deepseek 1.14×) are out of reach: their ceilings sit at the fit's lower end (0.4; lower ones need
-#: susceptibilities above 30 to reach the flip rates) and keep lifts of 1.12–1.41. Pooled 1.25×
-#: against 1.06×; only Qwen 2.5's 1.43× is met. Each is held to
-#: its measured gap plus 0.02 (0.05 for lifts), so a change that widens it fails and one that
-#: closes it shows here.
-STRUCTURAL = {"gemma2:9b boost_rate": 0.047}
-STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.36, "mistral:7b lift": 0.34, "deepseek-r1:8b lift": 0.11, "gemma2:9b lift": 0.2,
-                   "gpt-5.4 lift": 0.33, "gemini-3-flash-preview lift": 0.3, "claude-sonnet-4-6 lift": 0.26,
-                   "aggregate lift (§5.5)": 0.24}
+#: model that credits nothing beyond its credibility ceiling picks them above chance: the paper's
+#: lifts under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×) are out
+#: of reach. Their ceilings sit at the fit's lower end (0.4; lower ones need susceptibilities above
+#: 30 to reach the flip rates) and keep lifts of 1.14–1.64 (llama, whose 63 % flip rate needs the
+#: largest susceptibility, the highest). Pooled 1.31× against 1.06×; Qwen 2.5's 1.43× and
+#: DeepSeek-R1's 1.14× are met. The corpus's h-indices follow the release (Appendix D), which puts
+#: Table 17's single-dimension directions within 0.04 of the paper's and widens the lift gaps of
+#: llama and gemma2 (0.36 → 0.54, 0.20 → 0.44) while narrowing the others. Each is held to its
+#: measured gap plus 0.02 (0.05 for lifts), so a change that widens it fails and one that closes
+#: it shows here.
+STRUCTURAL = {"gemma2:9b boost_rate": 0.045}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.59, "mistral:7b lift": 0.28, "gemma2:9b lift": 0.49,
+                   "gpt-5.4 lift": 0.37, "gemini-3-flash-preview lift": 0.30, "claude-sonnet-4-6 lift": 0.27,
+                   "aggregate lift (§5.5)": 0.30}
 
 
 def test_targets_resource_cites_the_paper():
@@ -190,12 +193,11 @@ def test_authority_expected_rates_sit_at_the_published_ones(expected):
 
 def test_boosted_pick_lifts_follow_appendix_g(expected):
     """The lifts the panel can reach sit at the published ones (Qwen 2.5's 1.43×, DeepSeek-R1's
-    1.14×); the others stay within their structural gaps; Qwen 2.5 is the most attracted model
-    and every lift is above 1 pooled (§5.5: 1.06×)."""
+    1.14×); the others stay within their structural gaps (so llama 3.1, not Qwen 2.5, is the most
+    attracted synthetic model); the pooled lift is above 1 (§5.5: 1.06×)."""
     lifts = {lab: (e, p) for lab, e, p in _lifts(expected)}
     for lab, (e, p) in lifts.items():
         assert abs(e - p) <= STRUCTURAL_LIFT.get(lab, 0.05), (lab, round(e, 3), p)
-    assert max((e, lab) for lab, (e, _) in lifts.items() if lab != "aggregate lift (§5.5)")[1] == "qwen2.5:7b lift"
     assert lifts["aggregate lift (§5.5)"][0] > 1.0
 
 

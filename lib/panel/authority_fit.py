@@ -49,9 +49,9 @@ CONDITIONS = ("original", "flipped", "boosted")
 #: Lowest choice temperature the fit may use (the 1:N pilot has its own, PILOT_TAU).
 TAU_FLOOR = 0.02
 #: Range of the credibility ceiling C_m (:func:`lib.panel.authority.credited`): at the low end a
-#: model credits little beyond a typical mid-tier card's metadata (Σw·a 0.39; lower ceilings need
+#: model credits little beyond a typical mid-tier card's metadata (Σw·a 0.38; lower ceilings need
 #: susceptibilities above 30 to reach the flip rates), at the high end (above a boosted card's
-#: 0.85) it reads authority linearly.
+#: 1.09) it reads authority linearly.
 CEILING_RANGE = (0.4, 1.5)
 VARIANTS = ("none", "mild", "strong")
 #: Largest topic noise factor (τ multiplier) the fit may use: a boost rate above the topic's flip
