@@ -59,9 +59,22 @@ class BatchSettings(_Strict):
     max_bytes_per_file: int = Field(default=200_000_000, gt=0)
     poll_initial_s: float = Field(default=5.0, gt=0)
     poll_max_s: float = Field(default=60.0, gt=0)
+    poll_factor: float = Field(default=1.5, ge=1)                 # growth of the polling interval
+    create_tries: int = Field(default=20, gt=0)                   # batch creations before giving up
+    #: true: keep a stored batch's input, output and error files at the provider
+    keep_files: bool = False
     #: collections with fewer requests go one chat completion at a time: batch results carry no
     #: per-request latency (authority bias Table 15 needs it), and small runs gain nothing
     min_requests: int = Field(default=0, ge=0)
+
+    @classmethod
+    def from_dict(cls, d: dict | None, where: str = "llm.batch") -> "BatchSettings":
+        """Validate an endpoint's ``batch`` mapping; a ValueError names each bad key and what it expects."""
+        try:
+            return cls.model_validate(dict(d or {}))
+        except ValidationError as e:
+            raise ValueError("; ".join(f"{where}.{'.'.join(map(str, err['loc']))}: {err['msg']}, got {err.get('input')!r}"
+                                       for err in e.errors())) from None
 
 
 def _env_var_name(v: str | None) -> str | None:

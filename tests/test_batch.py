@@ -309,8 +309,11 @@ def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_
     summary = collect(reqs, _endpoint(served.url, min_requests=5), store_root=tmp_path, max_attempts=1)
     assert summary.attempts_written == 4 and not (tmp_path / "batches").exists()   # no batch journal
     assert all(r.get("batch_id") is None and r["latency_s"] is not None for r in RawStore(tmp_path).iter_records())
-    with pytest.raises(ValueError, match="min_requests must be an integer >= 0"):
+    with pytest.raises(ValueError, match=r"llm\.batch\.min_requests: Input should be greater than or equal to 0, got -1"):
         lb.BatchOptions.from_dict({"min_requests": -1})
+    with pytest.raises(ValueError, match=r"llm\.batch\.keep_file: Extra inputs are not permitted, got True"):
+        lb.BatchOptions.from_dict({"keep_file": True})            # a typo is named, not ignored
+    assert lb.BatchOptions.from_dict({"keep_files": True, "poll_factor": 2}).poll_factor == 2.0
 
 
 def test_stored_batches_leave_no_files_at_the_provider(tiny_world, tmp_path):

@@ -48,7 +48,7 @@ import logging
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -57,6 +57,7 @@ import httpx
 from tqdm.auto import tqdm
 
 from lib import jsonl
+from lib.config import BatchSettings
 from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
                             grounding_of, retry_wait)
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
@@ -79,34 +80,8 @@ def _checkpoint(name: str) -> None:
     """A named point of a batch run (tests replace this to interrupt a run there)."""
 
 
-@dataclass(frozen=True)
-class BatchOptions:
-    """Provider limits and polling; from a profile's ``llm.batch`` (endpoint ``batch`` mapping)."""
-
-    max_requests_per_file: int = 50_000
-    max_bytes_per_file: int = 200_000_000
-    poll_initial_s: float = 5.0
-    poll_max_s: float = 60.0
-    poll_factor: float = 1.5
-    create_tries: int = 20
-    keep_files: bool = False
-    #: a collection with fewer requests takes the per-request path (lib.llm.collect.collect)
-    min_requests: int = 0
-
-    @classmethod
-    def from_dict(cls, d: dict | None, where: str = "llm.batch") -> "BatchOptions":
-        d = dict(d or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"{where}: unknown keys {unknown}; expected some of {sorted(known)}")
-        opts = cls(**d)
-        if not isinstance(opts.min_requests, int) or opts.min_requests < 0:
-            raise ValueError(f"{where}.min_requests must be an integer >= 0, got {opts.min_requests!r}")
-        for k in ("max_requests_per_file", "max_bytes_per_file", "create_tries"):
-            if not isinstance(getattr(opts, k), int) or getattr(opts, k) < 1:
-                raise ValueError(f"{where}.{k} must be an integer >= 1, got {getattr(opts, k)!r}")
-        return opts
+#: Provider limits and polling; from a profile's ``llm.batch`` (endpoint ``batch`` mapping).
+BatchOptions = BatchSettings
 
 
 def custom_id(req: Request, attempt: int, request_id: str | None = None) -> str:
@@ -869,8 +844,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan_arguments(ex)
     ex.add_argument("--out", required=True, help="folder for the input files and their *.requests.jsonl plans")
     ex.add_argument("--max-attempts", type=int, default=3)
-    ex.add_argument("--max-requests-per-file", type=int, default=BatchOptions.max_requests_per_file)
-    ex.add_argument("--max-bytes-per-file", type=int, default=BatchOptions.max_bytes_per_file)
+    ex.add_argument("--max-requests-per-file", type=int, default=BatchOptions().max_requests_per_file)
+    ex.add_argument("--max-bytes-per-file", type=int, default=BatchOptions().max_bytes_per_file)
     im = sub.add_parser("import", help="store an output file (OpenAI or vllm run-batch format)")
     im.add_argument("file")
     im.add_argument("--plan", action="append", default=None, help="export folder or *.requests.jsonl (default: FILE's folder)")

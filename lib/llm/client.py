@@ -149,7 +149,7 @@ class Endpoint:
     #: the profile's name of this provider (``llm.providers.<name>``; None for a single endpoint), for messages
     name: str | None = None
     #: "requests" (one chat completion per attempt) or "batch" (the Batch API, :mod:`lib.llm.batch`,
-    #: with the limits and polling of ``batch``: :class:`lib.llm.batch.BatchOptions` keys)
+    #: with the limits and polling of ``batch``: :class:`lib.config.BatchSettings` keys)
     mode: str = "requests"
     batch: dict = field(default_factory=dict, compare=False)
     #: profile llm.budget_usd: collection stops before an attempt whose expected cost would pass it
