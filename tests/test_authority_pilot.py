@@ -38,6 +38,13 @@ def test_mcfadden_matches_statsmodels_and_edge_cases():
     assert np.isnan(pilot.mcfadden_r2(np.ones(5), np.full(5, 0.5)))
     with pytest.raises(ValueError, match="both 0 and 1"):
         pilot.fit_logit(X[:5], np.zeros(5), ["a", "b", "c"])
+    flat = X.copy()
+    flat[:, 1] = 1.0               # e.g. every candidate of a small pilot at an elite affiliation
+    for method in ("mle", "gd"):   # no information: β = 0, the others as without it
+        f = pilot.fit_logit(flat, y, ["a", "b", "c"], method=method)
+        ref = pilot.fit_logit(X[:, [0, 2]], y, ["a", "c"], method=method)
+        assert f.coef["b"] == 0 and f.coef["a"] == pytest.approx(ref.coef["a"], abs=1e-6)
+        assert f.mcfadden_r2 == pytest.approx(ref.mcfadden_r2, abs=1e-6)
 
 
 def test_gd_is_the_reference_optimiser_not_the_mle():

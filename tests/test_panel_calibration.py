@@ -28,7 +28,8 @@ OPEN = [m for m in HEADLINE if pau.cohort(m) == "open"]
 
 def _prompt_rows(n_queries: int) -> pd.DataFrame:
     c = corpus.synthetic_corpus(SEED)
-    conds = conditions.build_conditions(c, weights=dict(pau.WEIGHTS), seed=SEED)
+    # the conditions the paper profile builds: from its pilot's derived weights, stored with the fit
+    conds = conditions.build_conditions(c, weights=pau.fitted()["condition_weights"], seed=SEED)
     r = prompts.build_main_requests(c, n_queries=n_queries, seed=SEED, condition_set=conds, instructions=("baseline",))
     return r.assign(text=r["messages"].map(lambda m: m[0]["content"]))[["query_id", "topic", "condition", "text"]]
 
@@ -99,9 +100,9 @@ def _comparisons(expected) -> list[tuple[str, float, float]]:
 def _lifts(expected) -> list[tuple[str, float, float]]:
     """(label, expected, published) boosted-pick lifts over chance (§5.5, Appendix G; ratios, not rates)."""
     m, chance = expected["models"], expected["boost_chance"]
-    out = [(f"{mid} lift", m[mid]["boost_pick"] / chance, _published("ab-tab9", f"boosted pick/{mid}", "lift"))
+    out = [(f"{mid} lift", m[mid]["boost_pick"] / chance, _published("ab-tab7", mid, "boosted_pick_lift"))
            for mid in HEADLINE]
-    rate, base = (_published("ab-tab9", "boosted pick/all", c) for c in ("rate", "expected"))
+    rate, base = (_published("ab-tab7", "all", c) for c in ("boosted_pick_rate_all", "boosted_pick_expected"))
     out.append(("aggregate lift (§5.5)", float(np.mean([m[x]["boost_pick"] for x in HEADLINE])) / chance, rate / base))
     return out
 
@@ -123,22 +124,18 @@ def _published(artifact, row, column) -> float:
 
 
 #: Published values the panel's design cannot reach, with the gap measured at the fit (issue 17).
-#: Gemma 2's boost rate (14.0 %) lies below what its flips allow even at the τ floor. The boosted
-#: papers (the composite's mid bucket) are of average content in the synthetic corpus, so even a
-#: model that credits nothing beyond its credibility ceiling picks them above chance: the paper's
-#: lifts under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×) are out
-#: of reach. Their ceilings sit at the fit's lower end (0.4; lower ones need susceptibilities above
-#: 30 to reach the flip rates) and keep lifts of 1.14–1.64 (llama, whose 63 % flip rate needs the
-#: largest susceptibility, the highest). Pooled 1.31× against 1.06×; Qwen 2.5's 1.43× and
-#: DeepSeek-R1's 1.14× are met. The corpus's h-indices follow the release (Appendix D), which puts
-#: Table 17's single-dimension directions within 0.04 of the paper's and widens the lift gaps of
-#: llama and gemma2 (0.36 → 0.54, 0.20 → 0.44) while narrowing the others. Each is held to its
-#: measured gap plus 0.02 (0.05 for lifts), so a change that widens it fails and one that closes
-#: it shows here.
-STRUCTURAL = {"gemma2:9b boost_rate": 0.045}
-STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.59, "mistral:7b lift": 0.28, "gemma2:9b lift": 0.49,
-                   "gpt-5.4 lift": 0.37, "gemini-3-flash-preview lift": 0.30, "claude-sonnet-4-6 lift": 0.27,
-                   "aggregate lift (§5.5)": 0.30}
+#: The boosted papers (the composite's mid bucket: on the paper profile's pilot weights, mostly
+#: A- and B-venue papers) are of about average content in the synthetic corpus, so even a model
+#: that credits nothing beyond its credibility ceiling picks them above chance: the paper's lifts
+#: under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×) are out of
+#: reach. Their ceilings sit at the fit's lower end (0.3) and keep lifts of 1.16–1.44× (llama 3.1,
+#: whose 63 % flip rate needs the largest susceptibility, the highest). Pooled 1.25× against
+#: 1.06×; Qwen 2.5's 1.43× and DeepSeek-R1's 1.14× are met. Each is held to its measured gap plus
+#: 0.05, so a change that widens it fails and one that closes it shows here.
+STRUCTURAL: dict[str, float] = {}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.40, "mistral:7b lift": 0.26, "gemma2:9b lift": 0.31,
+                   "gpt-5.4 lift": 0.36, "gemini-3-flash-preview lift": 0.26, "claude-sonnet-4-6 lift": 0.29,
+                   "aggregate lift (§5.5)": 0.25}
 
 
 def test_targets_resource_cites_the_paper():

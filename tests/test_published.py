@@ -268,9 +268,13 @@ def test_authority_rates_percent_and_table_wide_rows():
                          "toward_higher_pct": [68.2, 74.3], "decisive_higher_pct": [70.0, 75.0], "p_binomial": [0.001, 0.01]})
     assert _long("ab-tab6", tab6)[("boosted/gemma2:9b", "toward_higher_pct")] == pytest.approx(0.743)
     tab7 = pd.DataFrame({"model": ["gpt-5.4", "llama3.1:8b"], "flip_rate": [0.224, 0.632], "boost_rate": [0.124, 0.352],
-                         "susceptibility": [0.174, 0.492], "parse_rate": [1.0, 0.99], "chi2_homogeneity": [479.4, 479.4]})
+                         "susceptibility": [0.174, 0.492], "parse_rate": [1.0, 0.99], "boosted_pick_rate": [0.236, 0.283],
+                         "boosted_pick_lift": [0.92, 1.10], "chi2_homogeneity": [479.4, 479.4],
+                         "boosted_pick_rate_all": [0.271, 0.271], "boosted_pick_expected": [0.256, 0.256]})
     s = _long("ab-tab7", tab7)
     assert s[("all", "chi2_homogeneity")] == 479.4
+    assert s[("gpt-5.4", "boosted_pick_rate")] == 0.236 and s[("llama3.1:8b", "boosted_pick_lift")] == 1.10
+    assert s[("all", "boosted_pick_rate_all")] == 0.271 and s[("all", "boosted_pick_expected")] == 0.256
     assert s[("all", "susceptibility_max_over_min")] == pytest.approx(0.492 / 0.174)
     tab10 = pd.DataFrame({"topic": ["A", "B"], "flip_rate": [0.578, 0.157], "boost_rate": [0.2, 0.3], "spread_pp": [42.1, 42.1]})
     assert _long("ab-tab10", tab10)[("all", "spread_pp")] == pytest.approx(0.421)

@@ -124,7 +124,9 @@ def model_susceptibility(responses: pd.DataFrame) -> pd.DataFrame:
     """ab-tab7: per-model flip rate, boost rate and susceptibility = (flip + boost)/2 (paper §5.3 Table 7; spec A.8 M3).
 
     Each rate with its 95 % Wilson interval and pair count; ``parse_rate`` = parsed cells / all
-    cells of the model; sorted by flip rate, ascending (most resistant first).
+    cells of the model; ``boosted_pick_rate`` and ``boosted_pick_lift``, the model's boosted-paper
+    pick rate and its lift over chance (:func:`boosted_pick_rate`; Appendix G, e.g. Qwen 2.5's
+    36.5 %, 1.43×); sorted by flip rate, ascending (most resistant first).
     """
     f, b = pairs(responses, "flipped"), pairs(responses, "boosted")
     rows = []
@@ -136,7 +138,11 @@ def model_susceptibility(responses: pd.DataFrame) -> pd.DataFrame:
         rows.append(dict(model=model, flip_rate=fr, flip_ci_low=fl, flip_ci_high=fh, flip_pairs=nf,
                          boost_rate=br, boost_ci_low=bl, boost_ci_high=bh, boost_pairs=nb,
                          susceptibility=(fr + br) / 2, parse_rate=float(cells["parsed"].mean())))
-    return pd.DataFrame(rows).sort_values("flip_rate", kind="stable").reset_index(drop=True)
+    picks = boosted_pick_rate(responses, by="model").set_index("model")
+    out = pd.DataFrame(rows)
+    out["boosted_pick_rate"] = out["model"].map(picks["rate"]) if len(picks) else np.nan
+    out["boosted_pick_lift"] = out["model"].map(picks["lift"]) if len(picks) else np.nan
+    return out.sort_values("flip_rate", kind="stable").reset_index(drop=True)
 
 
 def model_homogeneity(responses: pd.DataFrame, manipulation: str = "flipped") -> dict[str, float]:
@@ -149,6 +155,16 @@ def model_homogeneity(responses: pd.DataFrame, manipulation: str = "flipped") ->
     table = np.column_stack([t["sum"], t["count"] - t["sum"]])
     chi2, pv, dof, _ = st.chi2_contingency(table)
     return dict(chi2=float(chi2), p=float(pv), dof=int(dof), models=len(t))
+
+
+def susceptibility_table(responses: pd.DataFrame) -> pd.DataFrame:
+    """ab-tab7 as saved: :func:`model_susceptibility` with, on every row, the χ² homogeneity test of
+    the flip rate (:func:`model_homogeneity`) and the pooled boosted-pick rate with its chance rate
+    (:func:`boosted_pick_rate`; §5.5: 27.1 % vs 25.6 %)."""
+    hom, pooled = model_homogeneity(responses), boosted_pick_rate(responses).iloc[0]
+    return model_susceptibility(responses).assign(chi2_homogeneity=hom["chi2"], p_homogeneity=hom["p"],
+                                                  boosted_pick_rate_all=pooled["rate"],
+                                                  boosted_pick_expected=pooled["expected"])
 
 
 def selection_agreement(responses: pd.DataFrame) -> pd.DataFrame:

@@ -186,7 +186,13 @@ _YEARS = {"top": (2018, 2022), "mid": (2018, 2023), "low": (2018, 2023), "emergi
 # Range of the gain (points) an abstract reports, per stratum: the content of highly cited papers
 # is stronger on average, so a reader that weighs content alone still prefers them (paper Table 9:
 # top-tier papers keep 32.5 % of picks under flipped, above their 30 % share).
-_GAINS = {"top": (3.0, 6.5), "mid": (1.5, 5.0), "low": (1.2, 4.5), "emerging": (0.8, 4.5)}
+_GAINS = {"top": (2.6, 6.1), "mid": (1.5, 5.0), "low": (1.5, 4.8), "emerging": (1.0, 4.7)}
+# Within a stratum, stronger papers appear at stronger venues: the reported gain moves with the venue
+# band (centred so each stratum's mean gain is about as without it). So the papers the boosted
+# condition inflates (the composite's mid bucket, A and B venues) are not the strongest content of
+# their candidate sets, and a boost moves fewer picks toward them (paper §5.5: boosted papers are
+# picked at 1.06x chance, per model 0.92-1.43x).
+_GAIN_BY_VENUE = {"a_star": 0.8, "a": 0.3, "b": -0.3, "c": -0.6, "preprint": -0.6}
 _TITLE_FRAMES = ("{name}: {method} for {aspect}", "Revisiting {aspect} with {method}", "Towards {adj} {aspect}",
                  "{adj_cap} {method} for {aspect}", "On {aspect}: a {study} study", "{name}: {adj} {method} for {aspect}",
                  "Learning to improve {aspect} via {method}", "When does {method} help {aspect}?")
@@ -240,12 +246,14 @@ def _synthetic_topic(topic: str, rng: np.random.Generator) -> tuple[list[dict], 
         for _ in range(n):
             i += 1
             pid = f"{slug}-p{i:02d}"
+            band = str(rng.choice(list(_VENUE_BANDS), p=_VENUE_MIX[tier]))
             aspect, method, method2 = aspects[int(rng.integers(len(aspects)))], *rng.choice(methods, 2, replace=False)
             name, adj = _acronym(rng), str(rng.choice(_ADJ))
             title = str(rng.choice(_TITLE_FRAMES)).format(name=name, method=method, aspect=aspect, adj=adj,
                                                           adj_cap=_cap(adj), study=rng.choice(_STUDY))
             fill = dict(Aspect=_cap(aspect), aspect=aspect, topic=tp, name=name, adj=adj, method=method, method2=method2,
-                        verb=rng.choice(_VERBS), k=int(rng.integers(3, 12)), g=round(float(rng.uniform(*_GAINS[tier])), 1),
+                        verb=rng.choice(_VERBS), k=int(rng.integers(3, 12)),
+                        g=round(float(rng.uniform(*_GAINS[tier])) + _GAIN_BY_VENUE[band], 1),
                         r=int(rng.integers(2, 9)))
             abstract = " ".join(str(rng.choice(part)).format(**fill) for part in
                                 (_ABSTRACT_OPENERS, _ABSTRACT_METHODS, _ABSTRACT_RESULTS, _ABSTRACT_CLOSERS))
@@ -262,7 +270,6 @@ def _synthetic_topic(topic: str, rng: np.random.Generator) -> tuple[list[dict], 
                 cites = int(rng.integers(0, 40))
             else:  # emerging: young papers, few citations, more for the oldest
                 cites = int(rng.poisson(4 + 12 * (2026 - year)))
-            band = rng.choice(list(_VENUE_BANDS), p=_VENUE_MIX[tier])
             venue = str(rng.choice(_VENUE_BANDS[band]))
             papers.append(dict(paper_id=pid, topic=topic, title=title, abstract=abstract, year=year, venue=venue,
                                citation_count=cites, tier=tier))

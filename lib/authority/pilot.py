@@ -142,12 +142,19 @@ def fit_logit(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method
         w = np.round(w, 6)
         coef, b0 = w[:-1], float(w[-1])
     elif method == "mle":
+        # a predictor that takes one value (e.g. every candidate of a small pilot at an elite
+        # affiliation) carries no information and makes the information matrix singular: it is
+        # left out and gets β = 0, where gradient descent on its zero z-scores leaves it too
+        vary = np.ptp(Z, axis=0) > 0
+        A = sm.add_constant(Z[:, vary], has_constant="add")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = sm.Logit(y, sm.add_constant(Z, has_constant="add")).fit(disp=0, maxiter=200)
-        coef, b0 = np.asarray(res.params[1:]), float(res.params[0])
+            res = sm.Logit(y, A).fit(disp=0, maxiter=200)
+        coef = np.zeros(Z.shape[1])
+        coef[vary] = np.asarray(res.params[1:])
+        b0 = float(res.params[0])
         converged = bool(res.mle_retvals.get("converged", True))
-        p = res.predict(sm.add_constant(Z, has_constant="add"))
+        p = res.predict(A)
     else:
         raise ValueError(f"fit method must be 'gd' or 'mle', got {method!r}")
     return LogitFit(tuple(predictors), {k: float(c) for k, c in zip(predictors, coef)}, b0, mcfadden_r2(y, p),

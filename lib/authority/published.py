@@ -32,7 +32,8 @@ AB_TABLES: dict[str, tuple[tuple[str, ...], dict[str, float]]] = {
     "ab-tab1": (("dimension",), {"weight": 1}),
     "ab-tab5": (("manipulation",), {"changed": 1, "pairs": 1, "rate": 1, "ci_low": 1, "ci_high": 1}),
     "ab-tab6": (("manipulation", "model"), {"toward_higher_pct": 100, "decisive_higher_pct": 100, "p_binomial": 1}),
-    "ab-tab7": (("model",), {"flip_rate": 1, "boost_rate": 1, "susceptibility": 1, "parse_rate": 1}),
+    "ab-tab7": (("model",), {"flip_rate": 1, "boost_rate": 1, "susceptibility": 1, "parse_rate": 1,
+                             "boosted_pick_rate": 1, "boosted_pick_lift": 1}),
     "ab-tab8": (("measure",), {"mean": 1, "min": 1, "max": 1}),
     "ab-tab9": (("tier",), {"share": 100, "original": 100, "flipped": 100, "boosted": 100}),
     "ab-tab10": (("topic",), {"flip_rate": 1, "boost_rate": 1}),
@@ -49,7 +50,8 @@ AB_TABLES: dict[str, tuple[tuple[str, ...], dict[str, float]]] = {
     "ab-tab23": (("category",), {"count": 1, "share_pct": 100}),
 }
 #: Table-wide values repeated on every row of a regenerated table, reported once as row "all".
-_AB_TABLE_WIDE = {"ab-tab7": {"chi2_homogeneity": 1}, "ab-tab10": {"spread_pp": 100},
+_AB_TABLE_WIDE = {"ab-tab7": {"chi2_homogeneity": 1, "boosted_pick_rate_all": 1, "boosted_pick_expected": 1},
+                  "ab-tab10": {"spread_pp": 100},
                   "ab-tab16": {"n": 1, "mcfadden_r2": 1},
                   "ab-tab20": {"mcfadden_r2_5": 1, "mcfadden_r2_6": 1, "delta_r2": 1}}
 
@@ -59,7 +61,7 @@ def authority_table_long(table_id: str, df: pd.DataFrame) -> pd.DataFrame:
 
     Columns artifact, row, column, regenerated, on the comparison scale (rates as fractions;
     ``*_pct`` and ``*_pp`` columns divided by 100). Rows as in :data:`AB_TABLES`, plus:
-    ab-tab7 'all' (χ² of homogeneity; susceptibility_max_over_min = highest / lowest model
+    ab-tab7 'all' (χ² of homogeneity, the pooled boosted-pick rate and its chance rate; susceptibility_max_over_min = highest / lowest model
     susceptibility, the paper's "varies 2.83×"); ab-tab10 'all' spread_pp; ab-tab11
     flip_change_pp = −flip_reduction_pp (the paper prints the anti-authority effect as a change);
     ab-tab12 only the ``anti_authority`` rows when a ``variant`` column is present; ab-tab13

@@ -79,10 +79,10 @@ _STD_NORMAL = NormalDist()
 RELEVANCE_SCALE = 1.0
 #: Spread of a model's own reading ε and, for the frontier cohort, the share of its variance they
 #: have in common: with these the expected selection agreement over the 250 synthetic queries is
-#: 0.44 (Table 8: 43.9 %) and the three frontier pairs 0.61–0.64 (Appendix G: 61.0–63.0 %), all
+#: 0.45 (Table 8: 43.9 %) and the three frontier pairs 0.61–0.66 (Appendix G: 61.0–63.0 %), all
 #: other pairs under 0.50 (tests/test_panel_calibration.py holds them).
 NOISE_SD = 0.6
-SHARED_READING = {"frontier": 0.55}
+SHARED_READING = {"frontier": 0.58}
 PRIMACY = 0.1
 STRAY_RATE_OPEN = 0.04
 NO_NUMBER_RATE_OPEN = 0.009
@@ -121,19 +121,21 @@ TOPICS = ("Knowledge Distillation", "Prompt Engineering", "LLM Alignment", "Text
 #: Typical spread (standard deviation) of each shown dimension over the candidates of the five
 #: pilot topics of the synthetic corpus (the paper's raw components, spec A.3), the sample the
 #: pilot regression z-scores over: the panel's sense of "one notch more".
-SPREAD = {"venue": 0.308, "median_h": 10.4, "max_h": 34.1, "citations": 1917.0, "affiliation": 0.205}
+SPREAD = {"venue": 0.322, "median_h": 9.58, "max_h": 31.8, "citations": 796.0, "affiliation": 0.202}
 #: A one-spread difference counts as this much perceived authority (keeps Σ_d w_d·a_d on the
 #: order of the former [0, 1] scale).
 SPREAD_UNIT = 0.3
 #: Softness κ of the credibility ceiling (:func:`credited`), in the units of Σ_d w_d·a_d (a
-#: typical mid-tier card shows 0.38, a top-tier one 0.58, a boosted one 1.09).
-CREDIT_SOFTNESS = 0.08
+#: typical mid-tier card shows 0.38, a top-tier one 0.58, a boosted one 1.09). Sharp enough that a
+#: card at or above the ceiling gains little from a boost (one showing exactly C gains κ·ln 2 =
+#: 0.028); at 0.08 the boosted-pick lifts came out 0.03–0.08 higher.
+CREDIT_SOFTNESS = 0.04
 #: Content quality: the panel prefers papers whose abstract reports a larger gain, by this much
 #: relevance per point above :data:`GAIN_CENTER` (the mean reported gain of the synthetic corpus).
 #: Set so that top-tier papers take 52 % of original picks (paper Table 9: 52.1 %) and keep about
 #: their share when their metadata are swapped away (32.5 % under flipped).
-QUALITY_PER_POINT = 0.28
-GAIN_CENTER = 3.3
+QUALITY_PER_POINT = 0.18
+GAIN_CENTER = 3.6
 _GAIN = re.compile(r"(\d+(?:\.\d+)?) points")
 
 

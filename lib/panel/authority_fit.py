@@ -22,10 +22,17 @@ reads them with its own parser, so nothing of the analysis is imported), the fit
   rate Table 19's caption prints, also a noise factor n_k (multiplying τ, ≤ TOPIC_NOISE_MAX) so
   that their pooled boost rate reaches it (t_k re-solved for the flip rate at each n_k).
 
-Everything is exact enumeration over the prompts (no sampling). ``python -m lib.panel.authority_fit
-PROMPTS.parquet`` refits and writes ``lib/resources/panel_authority_fit.json``; the test module
-``tests/test_panel_calibration.py`` builds the prompt set with :mod:`lib.authority` and holds
-the stored fit against the published values.
+Everything is exact enumeration over the prompts (no sampling). The prompts are those the paper
+profile sends: its conditions are built from the composite weights its own 1:N pilot derives
+(notebook 05's ab-tab1), not from the paper's Table 1 weights, and which papers are boosted or
+swapped depends on them (fitted on Table 1's conditions instead, the regenerated boosted-pick lifts
+came out 0.1–0.2 above the fitted ones). The fit stores those weights as ``condition_weights``.
+``python -m lib.panel.authority_fit PROMPTS.parquet --seed S [--condition-weights JSON]`` refits
+and writes ``lib/resources/panel_authority_fit.json`` (PROMPTS: query_id, condition, text, or the
+paper run's ``main_requests.parquet``); ``tests/test_panel_calibration.py`` builds the prompt set
+with :mod:`lib.authority` from the stored weights and holds the stored fit against the published
+values. A change to the pilot's panel or to the corpus moves the derived weights: take the new
+ab-tab1 of a paper-profile run and refit.
 """
 from __future__ import annotations
 
@@ -49,10 +56,11 @@ CONDITIONS = ("original", "flipped", "boosted")
 #: Lowest choice temperature the fit may use (the 1:N pilot has its own, PILOT_TAU).
 TAU_FLOOR = 0.02
 #: Range of the credibility ceiling C_m (:func:`lib.panel.authority.credited`): at the low end a
-#: model credits little beyond a typical mid-tier card's metadata (Σw·a 0.38; lower ceilings need
-#: susceptibilities above 30 to reach the flip rates), at the high end (above a boosted card's
-#: 1.09) it reads authority linearly.
-CEILING_RANGE = (0.4, 1.5)
+#: model credits little beyond the lower quartile of the boosted papers' own metadata (Σw·a 0.28;
+#: a typical mid-tier card shows 0.38), so a boost moves few picks; lower ceilings leave llama
+#: 3.1's 63 % flip rate out of reach of the susceptibility bound (200). At the high end (above a
+#: boosted card's 1.09) a model reads authority linearly.
+CEILING_RANGE = (0.3, 1.5)
 VARIANTS = ("none", "mild", "strong")
 #: Largest topic noise factor (τ multiplier) the fit may use: a boost rate above the topic's flip
 #: rate (GANs, 29.8 % vs 28.4 %) is out of the panel's reach, as a swap changes more cards than a
@@ -232,9 +240,14 @@ def _solve_for(f, lo: float, hi: float, target: float, log: bool = False) -> flo
     return float(brentq(lambda x: f(x) - target, lo, hi, xtol=1e-8, maxiter=100, disp=False))
 
 
+#: Largest susceptibility the fit may use: at the bound a model's picks among credited cards are
+#: all but deterministic (llama 3.1's baseline reaches it, 0.61 of its 0.63 flip rate).
+S_MAX = 200.0
+
+
 def _solve_s(arr: PromptArrays, m: str, target: float, tau: float, tq, nq, c: float) -> float:
     """s with the expected flip rate of model m at (τ, C) equal to ``target``."""
-    return _solve_for(lambda s: arr.change(m, "flipped", s, tau, tq, nq, c).mean(), 0.0, 200.0, target)
+    return _solve_for(lambda s: arr.change(m, "flipped", s, tau, tq, nq, c).mean(), 0.0, S_MAX, target)
 
 
 def _solve(arr: PromptArrays, m: str, tgt: dict, tq, nq, c: float) -> dict:
@@ -249,8 +262,9 @@ def _solve(arr: PromptArrays, m: str, tgt: dict, tq, nq, c: float) -> dict:
     return {"tau": tau, "ceiling": c, "s": s}
 
 
-def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
-    """Fit C_m, τ_m, s_{m,v} and the topic factors to the published targets (see module docstring)."""
+def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4, condition_weights: dict[str, float] | None = None) -> dict:
+    """Fit C_m, τ_m, s_{m,v} and the topic factors to the published targets (see module docstring);
+    ``condition_weights``, the composite weights the prompts' conditions were built with, is recorded."""
     arr = PromptArrays(seed, rows)
     models = [m for m in au.AUTHORITY_MODELS if m in model_flip_targets(au.AUTHORITY_MODELS)]
     tgt = model_flip_targets(models)
@@ -293,6 +307,7 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4) -> dict:
         norm = float(np.mean([mult[k] for k in arr.topic]))
         mult = {k: v / norm for k, v in mult.items()}
     return {"seed": seed, "queries": len(arr.queries), "models": params, "topic_multiplier": mult, "topic_noise": noise,
+            "condition_weights": dict(condition_weights or {}),
             "note": "fitted by lib.panel.authority_fit.fit on the main-experiment prompts of the synthetic "
                     "corpus (lib.authority) at this seed; targets lib/resources/panel_authority_targets.csv"}
 
@@ -349,12 +364,19 @@ def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) ->
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lib.panel.authority_fit",
                                  description="Refit the authority panel to the published rates.")
-    ap.add_argument("prompts", type=Path, help="parquet/CSV with query_id, condition, text (the main-experiment prompts)")
+    ap.add_argument("prompts", type=Path, help="parquet/CSV with query_id, condition, text (the main-experiment "
+                                               "prompts), or notebook 05's main_requests.parquet")
     ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--condition-weights", type=json.loads, default=None,
+                    help="JSON mapping: the composite weights of the prompts' conditions (default: the stored fit's)")
     ap.add_argument("--out", type=Path, default=paths.RESOURCES / FIT_FILE)
     a = ap.parse_args(argv)
     rows = pd.read_parquet(a.prompts) if a.prompts.suffix == ".parquet" else pd.read_csv(a.prompts)
-    res = fit(a.seed, rows)
+    if "text" not in rows.columns and "messages" in rows.columns:      # a main_requests table
+        rows = rows[rows["instruction"] == "baseline"]
+        rows = rows.assign(text=rows["messages"].map(lambda m: prompts.message_text(list(m))))
+    weights = a.condition_weights if a.condition_weights is not None else au.fitted().get("condition_weights", {})
+    res = fit(a.seed, rows, condition_weights=weights)
     a.out.write_text(json.dumps(res, indent=1, sort_keys=True) + "\n")
     print(f"written {a.out}")
     return 0
