@@ -128,14 +128,14 @@ def _published(artifact, row, column) -> float:
 #: A- and B-venue papers) are of about average content in the synthetic corpus, so even a model
 #: that credits nothing beyond its credibility ceiling picks them above chance: the paper's lifts
 #: under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×) are out of
-#: reach. Their ceilings sit at the fit's lower end (0.3) and keep lifts of 1.16–1.44× (llama 3.1,
-#: whose 63 % flip rate needs the largest susceptibility, the highest). Pooled 1.25× against
-#: 1.06×; Qwen 2.5's 1.43× and DeepSeek-R1's 1.14× are met. Each is held to its measured gap plus
-#: 0.05, so a change that widens it fails and one that closes it shows here.
+#: reach. Their ceilings sit at the fit's lower end (0.3) and keep lifts of 1.17–1.42× (llama 3.1,
+#: whose 63 % flip rate needs the largest susceptibility, the highest). Pooled 1.27× against
+#: 1.06×; Qwen 2.5's 1.43× and DeepSeek-R1's 1.14× are met (1.18×). Each is held to its measured
+#: gap plus 0.05, so a change that widens it fails and one that closes it shows here.
 STRUCTURAL: dict[str, float] = {}
-STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.40, "mistral:7b lift": 0.26, "gemma2:9b lift": 0.31,
-                   "gpt-5.4 lift": 0.36, "gemini-3-flash-preview lift": 0.26, "claude-sonnet-4-6 lift": 0.29,
-                   "aggregate lift (§5.5)": 0.25}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.37, "mistral:7b lift": 0.26, "gemma2:9b lift": 0.35,
+                   "gpt-5.4 lift": 0.38, "gemini-3-flash-preview lift": 0.29, "claude-sonnet-4-6 lift": 0.30,
+                   "aggregate lift (§5.5)": 0.26}
 
 
 def test_targets_resource_cites_the_paper():
