@@ -68,13 +68,13 @@ class BatchSettings(_Strict):
     min_requests: int = Field(default=0, ge=0)
 
     @classmethod
-    def from_dict(cls, d: dict | None, where: str = "llm.batch") -> "BatchSettings":
-        """Validate an endpoint's ``batch`` mapping; a ValueError names each bad key and what it expects."""
+    def from_dict(cls, d: dict | None, where: str = "profile") -> "BatchSettings":
+        """Validate an endpoint's ``batch`` mapping (a profile's ``llm.batch``); a ValueError names each bad
+        key as ``llm.batch.<key>``, what it expects and, for an unknown key, the closest valid one."""
         try:
             return cls.model_validate(dict(d or {}))
-        except ValidationError as e:
-            raise ValueError("; ".join(f"{where}.{'.'.join(map(str, err['loc']))}: {err['msg']}, got {err.get('input')!r}"
-                                       for err in e.errors())) from None
+        except ValidationError as exc:
+            raise ValueError("\n".join(_pydantic_errors(exc, where, root=cls, prefix="llm.batch"))) from None
 
 
 def _env_var_name(v: str | None) -> str | None:
@@ -298,17 +298,20 @@ def _expected(model: type[BaseModel] | None) -> str:
 _TYPE_TAGS = {"str", "int", "float", "bool", "none", "dict", "list"}
 
 
-def _pydantic_errors(exc: ValidationError, where: str) -> list[str]:
+def _pydantic_errors(exc: ValidationError, where: str, root: type[BaseModel] = Profile,
+                     prefix: str = "") -> list[str]:
+    """One line per error of validating ``root``; ``prefix`` names the section ``root`` sits at in a
+    profile (e.g. ``llm.batch``), so keys read as the profile spells them."""
     out, union_msgs = [], {}
     for e in exc.errors():
         # pydantic tags errors inside a union with the member type ('list[str]', "literal['all']"): drop them
         loc_parts = [x for x in e["loc"] if not (isinstance(x, str) and ("[" in x or x in _TYPE_TAGS))]
-        loc = ".".join(str(x) for x in loc_parts)
+        loc = ".".join(str(x) for x in ([prefix] if prefix else []) + loc_parts)
         if len(loc_parts) < len(e["loc"]):
             union_msgs.setdefault(loc, []).append(e)
             continue
         if e["type"] == "extra_forbidden":
-            parent: type[BaseModel] | None = Profile
+            parent: type[BaseModel] | None = root
             parts = list(e["loc"][:-1])
             while parts:
                 part = parts.pop(0)

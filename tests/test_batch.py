@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.config import BatchSettings
 from lib.llm import batch as lb
 from lib.llm.client import Endpoint
 from lib.llm.collect import IncompleteCollectionError, build_requests, collect
@@ -104,11 +105,11 @@ def test_input_files_split_by_requests_and_bytes(tmp_path):
     from lib.llm.client import ChatClient
     body = ChatClient(Endpoint(base_url="http://x.invalid/v1")).body
     lines = [(lb.custom_id(r, 1), body(r, 1), {"n": i}) for i, r in enumerate(reqs)]
-    files = lb.write_inputs(lines, tmp_path / "a", lb.BatchOptions(max_requests_per_file=5))
+    files = lb.write_inputs(lines, tmp_path / "a", BatchSettings(max_requests_per_file=5))
     assert [f["n"] for f in files] == [5] * (len(reqs) // 5) + ([len(reqs) % 5] if len(reqs) % 5 else [])
     one = len(json.dumps({"custom_id": lines[0][0], "method": "POST", "url": lb.CHAT_URL, "body": lines[0][1]},
                          separators=(",", ":"))) + 1
-    files = lb.write_inputs(lines, tmp_path / "b", lb.BatchOptions(max_bytes_per_file=int(one * 2.5)))
+    files = lb.write_inputs(lines, tmp_path / "b", BatchSettings(max_bytes_per_file=int(one * 2.5)))
     assert all(f["bytes"] <= one * 2.5 for f in files) and sum(f["n"] for f in files) == len(reqs)
     first = json.loads(open(files[0]["path"]).readline())
     assert first == {"custom_id": lines[0][0], "method": "POST", "url": "/v1/chat/completions", "body": lines[0][1]}
@@ -117,7 +118,7 @@ def test_input_files_split_by_requests_and_bytes(tmp_path):
 
 def test_plan_lines_are_compact_utf8_and_old_plans_still_read(tmp_path):
     ident = {"model": "m", "param": "Émilie du Châtelet", "temperature": 0.7, "replicate": 2}
-    f = lb.write_inputs([("c1-r2-a1", {"model": "m", "messages": []}, ident)], tmp_path / "new", lb.BatchOptions())[0]
+    f = lb.write_inputs([("c1-r2-a1", {"model": "m", "messages": []}, ident)], tmp_path / "new", BatchSettings())[0]
     assert Path(f["plan"]).read_bytes() == ('{"custom_id":"c1-r2-a1","model":"m","param":"Émilie du Châtelet",'
                                             '"temperature":0.7,"replicate":2}\n').encode()
     old = tmp_path / "old" / "input-00001-abc.requests.jsonl"      # as json.dumps(ensure_ascii=False) wrote them
@@ -301,7 +302,7 @@ def test_profile_llm_mode_is_validated_and_reaches_the_endpoint(tmp_path):
     p.write_text("name: t\nsynthetic: true\nseed: 1\nworld: {n_authors: 10}\npromises: []\n"
                  "llm: {mode: batch, batch: {max_requests_per_file: 10}}\n")
     ep = Endpoint.from_profile(config.load_profile(p).llm, base_url="http://127.0.0.1:9/v1")
-    assert ep.mode == "batch" and lb.BatchOptions.from_dict(ep.batch).max_requests_per_file == 10
+    assert ep.mode == "batch" and BatchSettings.from_dict(ep.batch).max_requests_per_file == 10
 
 
 def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_path):
@@ -309,11 +310,12 @@ def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_
     summary = collect(reqs, _endpoint(served.url, min_requests=5), store_root=tmp_path, max_attempts=1)
     assert summary.attempts_written == 4 and not (tmp_path / "batches").exists()   # no batch journal
     assert all(r.get("batch_id") is None and r["latency_s"] is not None for r in RawStore(tmp_path).iter_records())
-    with pytest.raises(ValueError, match=r"llm\.batch\.min_requests: Input should be greater than or equal to 0, got -1"):
-        lb.BatchOptions.from_dict({"min_requests": -1})
-    with pytest.raises(ValueError, match=r"llm\.batch\.keep_file: Extra inputs are not permitted, got True"):
-        lb.BatchOptions.from_dict({"keep_file": True})            # a typo is named, not ignored
-    assert lb.BatchOptions.from_dict({"keep_files": True, "poll_factor": 2}).poll_factor == 2.0
+    with pytest.raises(ValueError, match=r"key 'llm\.batch\.min_requests': Input should be greater than or equal to 0 "
+                                         r"\(got -1\)"):
+        BatchSettings.from_dict({"min_requests": -1})
+    with pytest.raises(ValueError, match=r"key 'llm\.batch\.keep_file': unknown key \(did you mean 'keep_files'\?\)"):
+        BatchSettings.from_dict({"keep_file": True})            # a typo is named, not ignored
+    assert BatchSettings.from_dict({"keep_files": True, "poll_factor": 2}).poll_factor == 2.0
 
 
 def test_stored_batches_leave_no_files_at_the_provider(tiny_world, tmp_path):
@@ -357,7 +359,7 @@ def test_a_retried_upload_sends_the_whole_file_again(tmp_path):
         return httpx.Response(200, json={"id": "file-1"})
 
     async def go():
-        async with lb.BatchClient(_endpoint("http://batch.invalid/v1"), lb.BatchOptions(),
+        async with lb.BatchClient(_endpoint("http://batch.invalid/v1"), BatchSettings(),
                                   transport=httpx.MockTransport(handler)) as client:
             return await client.upload(path)
 

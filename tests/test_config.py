@@ -167,6 +167,21 @@ def test_bad_profiles_name_file_key_and_expectation(tmp_path, text, fragments):
         assert frag in str(exc.value), str(exc.value)
 
 
+def test_a_misspelt_batch_key_gets_the_same_hint_from_a_profile_and_from_an_endpoint_mapping(tmp_path):
+    """BatchSettings.from_dict (an endpoint's batch mapping) words errors as the profile loader does."""
+    path = write(tmp_path, GOOD + "llm: {batch: {poll_factr: 2, create_tries: 0}}\n")
+    with pytest.raises(config.ProfileError) as exc:
+        config.load_profile(path)
+    with pytest.raises(ValueError) as direct:
+        config.BatchSettings.from_dict({"poll_factr": 2, "create_tries": 0}, where=str(path))
+    lines = sorted(str(direct.value).splitlines())
+    assert lines == sorted(str(exc.value).splitlines())          # tmp_path: shown as given
+    assert lines[0] == f"{path}: key 'llm.batch.create_tries': Input should be greater than 0 (got 0)"
+    assert lines[1] == (f"{path}: key 'llm.batch.poll_factr': unknown key (did you mean 'poll_factor'?); expected one of: "
+                        "max_requests_per_file, max_bytes_per_file, poll_initial_s, poll_max_s, poll_factor, "
+                        "create_tries, keep_files, min_requests")
+
+
 def test_raw_responses_dir_without_a_release_names_the_doi(tmp_path):
     empty = tmp_path / "llmscholarbench"
     empty.mkdir()

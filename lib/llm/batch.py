@@ -80,10 +80,6 @@ def _checkpoint(name: str) -> None:
     """A named point of a batch run (tests replace this to interrupt a run there)."""
 
 
-#: Provider limits and polling; from a profile's ``llm.batch`` (endpoint ``batch`` mapping).
-BatchOptions = BatchSettings
-
-
 def custom_id(req: Request, attempt: int, request_id: str | None = None) -> str:
     """``<request_id>-r<replicate>-a<attempt>``: unique per attempt, at most 64 characters."""
     return f"{request_id or req.request_id}-r{int(req.replicate)}-a{int(attempt)}"
@@ -205,7 +201,7 @@ class Journal:
 
 
 # ---- writing input files -----------------------------------------------------------------------------
-def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: BatchOptions,
+def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: BatchSettings,
                  prefix: str = "input") -> list[dict]:
     """Write ``(custom_id, body, identity)`` triples as batch input JSONL files under ``out_dir``.
 
@@ -217,7 +213,7 @@ def write_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: B
     return list(iter_inputs(lines, out_dir, opts, prefix))
 
 
-def iter_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: BatchOptions,
+def iter_inputs(lines: Iterable[tuple[str, dict, dict]], out_dir: Path, opts: BatchSettings,
                 prefix: str = "input") -> Iterator[dict]:
     """:func:`write_inputs`, yielding each file as soon as it is complete (the lines are streamed)."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -427,7 +423,7 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
 class BatchClient:
     """The provider's Files and Batches API (async httpx; the endpoint's transport and key)."""
 
-    def __init__(self, endpoint: Endpoint, opts: BatchOptions, transport=None):
+    def __init__(self, endpoint: Endpoint, opts: BatchSettings, transport=None):
         self.endpoint, self.opts = endpoint, opts
         self._transport = transport if transport is not None else endpoint.transport
         self.http: httpx.AsyncClient | None = None
@@ -528,7 +524,7 @@ class BatchClient:
 
 # ---- one collection ---------------------------------------------------------------------------------------
 class _Run:
-    def __init__(self, requests, store: RawStore, endpoint: Endpoint, opts: BatchOptions, max_attempts: int,
+    def __init__(self, requests, store: RawStore, endpoint: Endpoint, opts: BatchSettings, max_attempts: int,
                  validate: Callable, transport, prices=None, completion_tokens=DEFAULT_COMPLETION_TOKENS,
                  provider: str | None = None, ledger=None):
         self.requests, self.store, self.endpoint, self.opts = requests, store, endpoint, opts
@@ -732,7 +728,7 @@ class _Run:
 def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | str | None = None,
                   max_attempts: int = 3, transport=None, write_index: bool = True,
                   validate: Callable[[str | None, str], dict] = llmcaller_validate,
-                  options: BatchOptions | None = None, prices=None,
+                  options: BatchSettings | None = None, prices=None,
                   completion_tokens=DEFAULT_COMPLETION_TOKENS) -> CollectionSummary:
     """Collect ``requests`` through the endpoint's Batch API into the raw store (see module docstring).
 
@@ -748,7 +744,7 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
         return collect_routed(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
                               transport=transport, write_index=write_index, validate=validate, prices=prices,
                               completion_tokens=completion_tokens)
-    opts = options or BatchOptions.from_dict(getattr(endpoint, "batch", None))
+    opts = options or BatchSettings.from_dict(getattr(endpoint, "batch", None))
     if not hasattr(requests, "__len__"):
         requests = list(requests)        # a sized re-iterable (a lazy plan) is iterated once per pass instead
     with RawStore(store_root) as store:
@@ -771,7 +767,7 @@ def collect_batch(requests: Sequence[Request], endpoint: Endpoint, *, store_root
 # ---- offline: export input files, import output files ------------------------------------------------------
 def export(requests: Sequence[Request], out_dir: Path | str, *, store_root: Path | str | None = None,
            max_attempts: int = 3, pin_provider: bool = False, validate: Callable = llmcaller_validate,
-           options: BatchOptions | None = None, max_tries: int = 5) -> list[dict]:
+           options: BatchSettings | None = None, max_tries: int = 5) -> list[dict]:
     """Write the batch input files of the next round of ``requests`` (what is not stored yet) to ``out_dir``.
 
     Run them anywhere (``vllm run-batch``, a provider's console), then :func:`import_output`
@@ -779,10 +775,10 @@ def export(requests: Sequence[Request], out_dir: Path | str, *, store_root: Path
     """
     endpoint = Endpoint(base_url="http://offline.invalid/v1", pin_provider=pin_provider, max_tries=max_tries)
     with RawStore(store_root) as store:
-        run = _Run(list(requests), store, endpoint, options or BatchOptions(), max_attempts, validate, None)
+        run = _Run(list(requests), store, endpoint, options or BatchSettings(), max_attempts, validate, None)
         try:
             check_prompts(run.requests, store)
-            return write_inputs(run.plan(), Path(out_dir), options or BatchOptions(), prefix="input")
+            return write_inputs(run.plan(), Path(out_dir), options or BatchSettings(), prefix="input")
         finally:
             run.journal.close()
 
@@ -844,8 +840,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     plan_arguments(ex)
     ex.add_argument("--out", required=True, help="folder for the input files and their *.requests.jsonl plans")
     ex.add_argument("--max-attempts", type=int, default=3)
-    ex.add_argument("--max-requests-per-file", type=int, default=BatchOptions().max_requests_per_file)
-    ex.add_argument("--max-bytes-per-file", type=int, default=BatchOptions().max_bytes_per_file)
+    ex.add_argument("--max-requests-per-file", type=int, default=BatchSettings().max_requests_per_file)
+    ex.add_argument("--max-bytes-per-file", type=int, default=BatchSettings().max_bytes_per_file)
     im = sub.add_parser("import", help="store an output file (OpenAI or vllm run-batch format)")
     im.add_argument("file")
     im.add_argument("--plan", action="append", default=None, help="export folder or *.requests.jsonl (default: FILE's folder)")
@@ -855,8 +851,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.command == "export":
         reqs = plan_from_args(ap, a)
         files = export(reqs, a.out, store_root=a.store, max_attempts=a.max_attempts, pin_provider=a.pin_provider,
-                       options=BatchOptions(max_requests_per_file=a.max_requests_per_file,
-                                            max_bytes_per_file=a.max_bytes_per_file))
+                       options=BatchSettings(max_requests_per_file=a.max_requests_per_file,
+                                             max_bytes_per_file=a.max_bytes_per_file))
         for f in files:
             print(f"{f['path']}: {f['n']} requests, {f['bytes']} bytes")
         print(f"{sum(f['n'] for f in files)} requests in {len(files)} files" if files else

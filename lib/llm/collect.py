@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from lib.config import BatchSettings
 from lib.llm import cost, prompts
 from lib.llm.client import ChatClient, Endpoint, EndpointDownError, FatalAPIError, Request
 from lib.llm.labels import llmcaller_validate
@@ -364,11 +365,11 @@ def collect(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path
                               completion_tokens=completion_tokens, progress=progress)
     # ---- llm.mode: batch dispatch (lib.llm.batch owns that path) for collections of llm.batch.min_requests+ ----
     if getattr(endpoint, "mode", "requests") == "batch":
-        from lib.llm.batch import BatchOptions, collect_batch
+        from lib.llm.batch import collect_batch
 
         if not hasattr(requests, "__len__"):
             requests = list(requests)    # a sized re-iterable (a lazy plan) stays lazy
-        if len(requests) >= BatchOptions.from_dict(endpoint.batch).min_requests:
+        if len(requests) >= BatchSettings.from_dict(endpoint.batch).min_requests:
             return collect_batch(requests, endpoint, store_root=store_root, max_attempts=max_attempts,
                                  transport=transport, write_index=write_index, validate=validate, prices=prices,
                                  completion_tokens=completion_tokens)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
-from lib.llm.batch import BatchOptions, _Run
+from lib.config import BatchSettings
+from lib.llm.batch import _Run
 from lib.llm.client import Endpoint, FatalAPIError, Request
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, CollectionError, CollectionSummary, _check, _run_sync,
                              check_complete, collect_async)
@@ -114,7 +115,7 @@ class RoutedEndpoint:
 
 async def _one(name: str, reqs: list[Request], store: RawStore, ep: Endpoint, max_attempts: int,
                validate: Callable, ledger: Ledger, bars: Progress | None) -> CollectionSummary:
-    opts = BatchOptions.from_dict(ep.batch)
+    opts = BatchSettings.from_dict(ep.batch)
     if ep.mode != "batch" or len(reqs) < opts.min_requests:
         return await collect_async(reqs, store, ep, max_attempts=max_attempts, validate=validate, ledger=ledger,
                                    bars=bars)
