@@ -232,7 +232,8 @@ def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd
     models = list(sel.index)
     rows += [dict(measure=f"selection agreement/{a} vs {b}", pair=sel.loc[a, b])
              for i, a in enumerate(models) for b in models[i + 1:]]
-    return pd.DataFrame(rows, columns=["measure", "mean", "min", "max", "pairs", "pair"])
+    out = pd.DataFrame(rows, columns=["measure", "mean", "min", "max", "pairs", "pair"])
+    return out.astype({"pairs": "Int64"})                       # empty on the per-pair rows
 
 
 CANDIDATE_SHARE = {"top": 0.3, "mid": 0.3, "low": 0.2, "emerging": 0.2}
