@@ -114,6 +114,8 @@ def test_agreement_and_kappa_by_hand(responses):
     assert kb.loc[0, "kappa"] == pytest.approx(0.0)
     s = an.agreement_summary(responses).set_index("measure")
     assert s.loc["selection agreement", "mean"] == pytest.approx(16 / 24)
+    assert s.loc["selection agreement/m1 vs m2", "pair"] == pytest.approx(16 / 24)    # the one pair's row
+    assert s["pair"].notna().sum() == 1 and np.isnan(s.loc["selection agreement/m1 vs m2", "mean"])
 
 
 def test_kappa_faithful_zero_when_no_variation():
@@ -161,6 +163,65 @@ def test_say_do_gap_by_hand(responses):
     assert g.loc["content_first", "mention_drop_pp"] == pytest.approx(100 * (0.5 - 2 / 24))
     assert g.loc["content_first", "flip_drop_pp"] == pytest.approx(37.5)
     assert g.loc["content_first", "gap_pp"] == pytest.approx(100 * (0.5 - 2 / 24) - 37.5)
+    assert (g.loc["baseline", "mentions"], g.loc["baseline", "responses"]) == (12, 24)
+    t = an.say_do_gap(responses)
+    m = t[t["instruction"] == "all"].set_index("model")          # per model, every instruction and condition
+    assert m.loc["m1", "mention_rate"] == pytest.approx(14 / 24)  # 12 baseline cells + 2 NeurIPS cells
+    assert m.loc["m2", "mention_rate"] == 0.0 and m.loc["m2", "responses"] == 24
+    assert m["flip_rate"].isna().all() and set(t.loc[t["instruction"] != "all", "model"]) == {"all"}
+
+
+# -- the Appendix G rows of ab-tab8 and ab-tab13 in the comparison with the paper ---------------------
+
+FRONTIER = ("gpt-5.4", "claude-sonnet-4-6", "gemini-3-flash-preview")
+#: picks per model over (q1, q2) x (original, flipped, boosted); None = unparsed
+APPG_PICKS = {"gpt-5.4": "AAACCC", "claude-sonnet-4-6": "ABACCD", "gemini-3-flash-preview": "ABBCD-"}
+#: which of the six justifications mention authority ("" = empty justification, left out)
+APPG_MENTIONS = {"gpt-5.4": "100000", "claude-sonnet-4-6": "110100", "gemini-3-flash-preview": "01100 "}
+
+
+def _appendix_g_responses() -> pd.DataFrame:
+    rows = []
+    for model in FRONTIER:
+        cells = [(q, c) for q in ("q1", "q2") for c in CONDS]
+        for (q, cond), pick, said in zip(cells, APPG_PICKS[model], APPG_MENTIONS[model]):
+            text = {"1": "It is highly cited.", "0": "The method fits the query.", " ": ""}[said]
+            rows.append(dict(model=model, instruction="baseline", query_id=q, topic="T", condition=cond,
+                             parsed=pick != "-", chosen_paper_id=None if pick == "-" else pick, chosen_composite=0.5,
+                             justification=text))
+    return pd.DataFrame(rows)
+
+
+def test_appendix_g_pair_agreement_and_mention_rates_reach_the_comparison(tmp_path):
+    """Hand-computed: gpt/claude agree on 4 of 6 cells; gemini's q2-boosted cell is unparsed, so gpt/gemini
+    agree on 2 of 5 shared cells (q1-original, q2-original) and claude/gemini on 3 of 5. Mentions: gpt 1/6,
+    claude 3/6, gemini 2/5 (its empty justification is left out)."""
+    from lib.authority import published as ab_pub
+
+    r = _appendix_g_responses()
+    tables = {"ab-tab8": an.agreement_summary(r), "ab-tab13": an.say_do_gap(r)}
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    for k, t in tables.items():                                  # through the saved CSVs, as build() reads them
+        t.to_csv(folder / f"{k}.csv", index=False)
+    out = ab_pub.build(tmp_path)["authority_bias"].set_index(["artifact", "row", "column"])
+    expected = {("ab-tab8", "selection agreement", "max"): 4 / 6,
+                ("ab-tab8", "selection agreement/gpt-5.4 vs gemini-3-flash-preview", "pair"): 2 / 5,   # named b vs a
+                ("ab-tab8", "selection agreement/claude-sonnet-4-6 vs gemini-3-flash-preview", "pair"): 3 / 5,
+                ("ab-tab13", "model/gpt-5.4", "mention_rate"): 1 / 6,
+                ("ab-tab13", "model/claude-sonnet-4-6", "mention_rate"): 3 / 6,
+                ("ab-tab13", "model/gemini-3-flash-preview", "mention_rate"): 2 / 5}
+    for key, value in expected.items():
+        row = out.loc[key]
+        assert row["regenerated"] == pytest.approx(value)
+        assert row["difference"] == pytest.approx(value - row["published"])
+    assert out.loc[("ab-tab8", "selection agreement/gpt-5.4 vs gemini-3-flash-preview", "pair"), "published"] == 0.624
+    assert out.loc[("ab-tab13", "model/gpt-5.4", "mention_rate"), "published"] == pytest.approx(0.083)
+    assert np.isnan(out.loc[("ab-tab13", "model/llama3.1:8b", "mention_rate"), "regenerated"])   # not in this run
+    assert not out.loc[("ab-tab13", "model/claude-sonnet-4-6", "mention_rate"), "within_tolerance"]
+    # the in-memory tables compare the same way as their CSVs
+    direct = ab_pub.authority_comparison(tables).set_index(["artifact", "row", "column"])
+    assert direct.loc[list(expected), "regenerated"].tolist() == pytest.approx(list(expected.values()))
 
 
 def test_marker_categories_double_count_quirk():

@@ -236,13 +236,21 @@ def test_table12_per_model_rates_are_the_references_all_pairs(labelled, report, 
 
 def test_table13_say_do_gap_and_table23_markers(labelled, report):
     printed = report["_printed_5"]
-    g = an.say_do_gap(labelled).set_index("instruction")
+    t13 = an.say_do_gap(labelled)
+    g = t13[t13["model"] == "all"].set_index("instruction")
     flips = report["metric_4_instruction_effect"]["by_variant"]
+    assert len(g) == 3
     for ins in g.index:
         tot = sum(v["total"] for k, v in printed["_printed_cond_variant"].items() if k.endswith("|" + ins))
         hit = sum(v["with_authority_mention"] for k, v in printed["_printed_cond_variant"].items() if k.endswith("|" + ins))
         assert g.loc[ins, "mention_rate"] == pytest.approx(hit / tot, abs=1e-12)
         assert r4(g.loc[ins, "flip_rate"]) == flips[ins]["flip_rate"]
+    per_model = t13[t13["instruction"] == "all"].set_index("model")      # Appendix G: per model, all conditions
+    assert set(per_model.index) == set(printed["_printed_by_model"])
+    for model, ref in printed["_printed_by_model"].items():
+        assert (per_model.loc[model, "mentions"], per_model.loc[model, "responses"]) == (
+            ref["with_authority_mention"], ref["total"])
+        assert per_model.loc[model, "mention_rate"] == pytest.approx(ref["with_authority_mention"] / ref["total"], abs=1e-12)
     m = an.mention_rates(labelled).set_index("condition")
     for cond in ("original", "flipped", "boosted"):
         r = report["metric_5_justification"][cond]
@@ -268,6 +276,12 @@ def test_table8_agreement_equals_the_references(labelled):
         for b, (match, total) in row.items():
             assert sel.loc[a, b] == pytest.approx(match / total, abs=1e-12)
     t = an.agreement_summary(labelled).set_index("measure")
+    for a, row in ref["selection"]["matrix"].items():          # one row per unordered pair (Appendix G)
+        for b, (match, total) in row.items():
+            label = f"selection agreement/{a} vs {b}" if a < b else f"selection agreement/{b} vs {a}"
+            if a != b:
+                assert t.loc[label, "pair"] == pytest.approx(match / total, abs=1e-12)
+    assert t["pair"].notna().sum() == 6                        # 4 models
     s = ref["selection"]
     assert t.loc["selection agreement", ["mean", "min", "max"]].tolist() == pytest.approx(
         [s["_printed_mean"], s["_printed_min"], s["_printed_max"]], abs=1e-12)

@@ -215,7 +215,9 @@ def flip_agreement(responses: pd.DataFrame, manipulation: str = "flipped", *, co
 
 
 def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd.DataFrame:
-    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8).
+    """ab-tab8: mean and range of selection agreement and of flip κ under flipped and boosted (paper Table 8),
+    then one row per model pair, ``measure="selection agreement/<a> vs <b>"`` with its agreement in ``pair``
+    (:func:`selection_agreement`; Appendix G: gpt-5.4 ↔ claude-sonnet-4-6 63.0 %, the highest).
 
     Faithful (``analyse_cross_model_agreement.py``): κ = 0 for a pair without variation, and each
     pair's κ is rounded to 3 dp before the mean and range are taken; ``corrected=True`` uses
@@ -227,7 +229,11 @@ def agreement_summary(responses: pd.DataFrame, *, corrected: bool = False) -> pd
         k = flip_agreement(responses, man, corrected=corrected)["kappa"].astype(float)   # one model: no pairs
         k = k if corrected else k.round(3)
         rows.append(dict(measure=f"flip kappa ({man})", mean=k.mean(), min=k.min(), max=k.max(), pairs=len(k)))
-    return pd.DataFrame(rows)
+    models = list(sel.index)
+    rows += [dict(measure=f"selection agreement/{a} vs {b}", pair=sel.loc[a, b])
+             for i, a in enumerate(models) for b in models[i + 1:]]
+    out = pd.DataFrame(rows, columns=["measure", "mean", "min", "max", "pairs", "pair"])
+    return out.astype({"pairs": "Int64"})                       # empty on the per-pair rows
 
 
 CANDIDATE_SHARE = {"top": 0.3, "mid": 0.3, "low": 0.2, "emerging": 0.2}
@@ -480,16 +486,24 @@ def say_do_gap(responses: pd.DataFrame) -> pd.DataFrame:
     Per instruction: the authority-mention rate pooled over the three conditions (what the model
     *says*) and the flip rate (what it *does*), and their drops from baseline in pp. The gap is
     ``mention_drop_pp − flip_drop_pp``: positive when debiasing suppresses authority talk faster
-    than authority-driven flips (paper: 24.0 − 12.9 = 11.1 pp for content-first).
+    than authority-driven flips (paper: 24.0 − 12.9 = 11.1 pp for content-first). These rows have
+    ``model="all"``; then one row per model (``instruction="all"``) with its mention rate over every
+    instruction and condition (Appendix G "Per-model authority mention rates": gpt-5.4 8.3 % …
+    Llama 3.1 34.6 %), the flip columns empty. ``mentions`` / ``responses`` count the justifications.
     """
-    m = mention_rates(responses, by=["instruction"]).set_index("instruction")["rate"]
+    mi = mention_rates(responses, by=["instruction"])
+    m = mi.set_index("instruction")["rate"] if len(mi) else pd.Series(dtype=float)
     f = pairs(responses, "flipped").groupby("instruction")["flipped"].mean()
     rows = []
     for ins in [i for i in ("baseline", "anti_authority", "content_first") if i in m.index]:
         md, fd = 100 * (m["baseline"] - m[ins]), 100 * (f["baseline"] - f[ins])
-        rows.append(dict(instruction=ins, mention_rate=m[ins], flip_rate=f[ins], mention_drop_pp=md, flip_drop_pp=fd,
-                         gap_pp=md - fd))
-    return pd.DataFrame(rows)
+        n = mi[mi["instruction"] == ins].iloc[0]
+        rows.append(dict(instruction=ins, model="all", mention_rate=m[ins], flip_rate=f[ins], mention_drop_pp=md,
+                         flip_drop_pp=fd, gap_pp=md - fd, mentions=n["mentions"], responses=n["responses"]))
+    rows += [dict(instruction="all", model=r.model, mention_rate=r.rate, mentions=r.mentions, responses=r.responses)
+             for r in mention_rates(responses, by=["model"]).itertuples()]
+    return pd.DataFrame(rows, columns=["instruction", "model", "mention_rate", "flip_rate", "mention_drop_pp",
+                                       "flip_drop_pp", "gap_pp", "mentions", "responses"])
 
 
 def inference_time(responses: pd.DataFrame, *, mode: str = "faithful") -> pd.DataFrame:

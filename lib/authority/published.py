@@ -64,10 +64,12 @@ def authority_table_long(table_id: str, df: pd.DataFrame) -> pd.DataFrame:
     ab-tab7 'all' (χ² of homogeneity, the pooled boosted-pick rate and its chance rate; susceptibility_max_over_min = highest / lowest model
     susceptibility, the paper's "varies 2.83×"); ab-tab10 'all' spread_pp; ab-tab11
     flip_change_pp = −flip_reduction_pp (the paper prints the anti-authority effect as a change);
-    ab-tab12 only the ``anti_authority`` rows when a ``variant`` column is present; ab-tab13
-    mention_change_pp and flip_change_pp = −drop (as printed); ab-tab16/20 'all' with the fit-wide
-    values; ab-tab21 the "(pp)" quantity divided by 100; ab-tab22 the direction statistics
-    (percent) and the McNemar statistics (pp) divided by 100.
+    ab-tab12 only the ``anti_authority`` rows when a ``variant`` column is present; ab-tab8 the
+    per-pair rows ('selection agreement/<a> vs <b>') with their ``pair`` value only; ab-tab13
+    mention_change_pp and flip_change_pp = −drop (as printed), and its per-model rows
+    (``instruction == 'all'``) as 'model/<model>' with their mention_rate only; ab-tab16/20
+    'all' with the fit-wide values; ab-tab21 the "(pp)" quantity divided by 100; ab-tab22 the
+    direction statistics (percent) and the McNemar statistics (pp) divided by 100.
     """
     if table_id not in AB_TABLES:
         raise ValueError(f"authority_table_long: no mapping for {table_id!r}; mapped: {list(AB_TABLES)}")
@@ -77,7 +79,16 @@ def authority_table_long(table_id: str, df: pd.DataFrame) -> pd.DataFrame:
         d = d.drop_duplicates(subset=list(row_cols))
     if table_id == "ab-tab12" and "variant" in d.columns:
         d = d[d["variant"] == "anti_authority"]
+    extra = []                                               # rows of their own kind, with one value each
+    if table_id == "ab-tab8" and "pair" in d.columns:       # one row per model pair (Appendix G)
+        pair = d["measure"].astype(str).str.contains(" vs ", regex=False)
+        extra, d = [(d[pair], row_cols, {"pair": 1})], d[~pair]
+    if table_id == "ab-tab13" and "model" in d.columns:     # per-model mention rates (Appendix G)
+        per_model = d["instruction"].astype(str) == "all"
+        m = d[per_model]
+        extra, d = [(m.assign(_row="model/" + m["model"].astype(str)), ("_row",), {"mention_rate": 1})], d[~per_model]
     parts = [melt_table(d, table_id, row_cols, values)]
+    parts += [melt_table(e, table_id, cols, v) for e, cols, v in extra if len(e)]
     if table_id in _AB_TABLE_WIDE and len(d):
         wide = _AB_TABLE_WIDE[table_id]
         require_columns(d, wide, table_id)
@@ -115,8 +126,25 @@ def authority_comparison(tables: Mapping[str, pd.DataFrame], *, tolerance: float
                          resources: Path | None = None) -> pd.DataFrame:
     """Authority-bias paper: the regenerated tables vs ``ab_published.csv``. Tables not given
     leave their published values missing."""
-    return compare(authority_long(tables), published_values(resources=resources),
-                   keys=KEYS, tolerance=tolerance)
+    pub = published_values(resources=resources)
+    return compare(_pairs_as_published(authority_long(tables), pub), pub, keys=KEYS, tolerance=tolerance)
+
+
+def _pairs_as_published(long: pd.DataFrame, pub: pd.DataFrame) -> pd.DataFrame:
+    """Selection agreement is symmetric: a regenerated ab-tab8 row '<measure>/<a> vs <b>' takes the
+    published spelling '<measure>/<b> vs <a>' when the paper names the pair in that order."""
+    known = set(pub.loc[pub["artifact"] == "ab-tab8", "row"])
+
+    def spelled(row: str) -> str:
+        head, _, pair = row.partition("/")
+        a, vs, b = pair.partition(" vs ")
+        swapped = f"{head}/{b} vs {a}"
+        return swapped if vs and row not in known and swapped in known else row
+
+    out = long.copy()
+    tab8 = out["artifact"] == "ab-tab8"
+    out.loc[tab8, "row"] = out.loc[tab8, "row"].astype(str).map(spelled)
+    return out
 
 
 def build(outputs: Path, *, tolerance: float = TOLERANCE) -> dict[str, pd.DataFrame]:
