@@ -89,6 +89,8 @@ def _comparisons(expected) -> list[tuple[str, float, float]]:
                            ("claude-sonnet-4-6", "gemini-3-flash-preview",
                             "selection agreement/claude-sonnet-4-6 vs gemini-3-flash-preview", "pair")):
         out.append((f"agreement {a} vs {b} (App. G)", agree[f"{a} vs {b}"], _published("ab-tab8", row, col)))
+    for mid in HEADLINE:          # Appendix G: P(the boosted paper is picked) per model
+        out.append((f"{mid} boosted pick", m[mid]["boost_pick"], _published("ab-tab7", mid, "boosted_pick_rate")))
     for v, ins in (("none", "baseline"), ("strong", "content_first")):
         out.append((f"{ins} boost (§5.7)", pooled(HEADLINE, f"boost_{v}"), _published("ab-tab11", ins, "boost_rate")))
     shares = _tier_shares(expected)
@@ -124,18 +126,15 @@ def _published(artifact, row, column) -> float:
 
 
 #: Published values the panel's design cannot reach, with the gap measured at the fit (issue 17).
-#: The boosted papers (the composite's mid bucket: on the paper profile's pilot weights, mostly
-#: A- and B-venue papers) are of about average content in the synthetic corpus, so even a model
-#: that credits nothing beyond its credibility ceiling picks them above chance: the paper's lifts
-#: under 1.2 (gpt-5.4, claude 0.92×; gemma2, gemini 0.97×; mistral 1.01×; llama 1.10×) are out of
-#: reach. Their ceilings sit at the fit's lower end (0.3) and keep lifts of 1.17–1.42× (llama 3.1,
-#: whose 63 % flip rate needs the largest susceptibility, the highest). Pooled 1.27× against
-#: 1.06×; Qwen 2.5's 1.43× and DeepSeek-R1's 1.14× are met (1.18×). Each is held to its measured
-#: gap plus 0.05, so a change that widens it fails and one that closes it shows here.
+#: The boosted-pick lifts of the models whose ceilings sit at the fit's lower end (0.3): llama 3.1
+#: (whose 63 % flip rate needs the largest susceptibility), Gemma 2 and mistral still pick a boosted
+#: paper at 1.09-1.24x chance against the paper's 0.97-1.10x (their rates within 0.04 of the
+#: published ones); the three frontier models 0.05-0.07 above. Each is held to its measured gap
+#: plus 0.05, so a change that widens it fails and one that closes it shows here.
 STRUCTURAL: dict[str, float] = {}
-STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.37, "mistral:7b lift": 0.26, "gemma2:9b lift": 0.35,
-                   "gpt-5.4 lift": 0.38, "gemini-3-flash-preview lift": 0.29, "claude-sonnet-4-6 lift": 0.30,
-                   "aggregate lift (§5.5)": 0.26}
+STRUCTURAL_LIFT = {"llama3.1:8b lift": 0.19, "mistral:7b lift": 0.13, "gemma2:9b lift": 0.17,
+                   "gpt-5.4 lift": 0.12, "gemini-3-flash-preview lift": 0.11, "claude-sonnet-4-6 lift": 0.10,
+                   "aggregate lift (§5.5)": 0.11}
 
 
 def test_targets_resource_cites_the_paper():
@@ -190,11 +189,13 @@ def test_authority_expected_rates_sit_at_the_published_ones(expected):
 
 def test_boosted_pick_lifts_follow_appendix_g(expected):
     """The lifts the panel can reach sit at the published ones (Qwen 2.5's 1.43×, DeepSeek-R1's
-    1.14×); the others stay within their structural gaps (so llama 3.1, not Qwen 2.5, is the most
-    attracted synthetic model); the pooled lift is above 1 (§5.5: 1.06×)."""
+    1.14×); the others stay within their structural gaps; Qwen 2.5 is the most
+    attracted model, as in the paper; the pooled lift is above 1 (§5.5: 1.06×)."""
     lifts = {lab: (e, p) for lab, e, p in _lifts(expected)}
     for lab, (e, p) in lifts.items():
         assert abs(e - p) <= STRUCTURAL_LIFT.get(lab, 0.05), (lab, round(e, 3), p)
+    per_model = {lab: e for lab, (e, _) in lifts.items() if not lab.startswith("aggregate")}
+    assert max(per_model, key=per_model.get) == "qwen2.5:7b lift", per_model
     assert lifts["aggregate lift (§5.5)"][0] > 1.0
 
 

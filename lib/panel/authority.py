@@ -27,7 +27,8 @@ Model m under instruction v picks card i with probability
   so top-tier papers take 52 % of original picks and keep about their share when their metadata
   are swapped away (Table 9);
 * ε_m,i ~ N(0, 0.6²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
-  reading of that paper's content, fixed across replicates; for the three frontier models half of
+  reading of that paper's content, fixed across replicates and conditions (partly read anew
+  under the mild and strong instructions, :data:`INSTRUCTION_READING`); for the three frontier models half of
   its variance is a reading they share (Appendix G: they agree on 61–63 % of selections, the only
   pairs above 60 %, against a 43.9 % mean, Table 8); π = 0.1 a small primacy bonus;
 * s_m,v (susceptibility), τ_m,v (choice temperature), C_m and a topic factor t_k (the content
@@ -83,6 +84,15 @@ RELEVANCE_SCALE = 1.0
 #: other pairs under 0.50 (tests/test_panel_calibration.py holds them).
 NOISE_SD = 0.6
 SHARED_READING = {"frontier": 0.58}
+#: Share of that reading's variance that changes with the instruction's wording, per cohort: a
+#: model reads the same paper partly anew under the mild and strong instructions (the baseline
+#: prompt, which the 1:N pilot also sends, keeps its reading). The paper's McNemar tests of the
+#: mild instruction imply how often a model's baseline and mild flip indicators disagree: −2.3 pp
+#: at p = .059 over all 2,000 pairs needs about 590 discordant ones (30 %), the frontier models'
+#: +3.9 pp at p = .02 over 750 about 155 (21 %), so the open models' 1,250 pairs about 435 (35 %).
+#: Without it the panel's shares are 16 % (frontier) and 25 % (open), and a 2.3 pp change would be
+#: significant (p ≈ .02).
+INSTRUCTION_READING = {"frontier": 0.15, "open": 0.9}
 PRIMACY = 0.1
 STRAY_RATE_OPEN = 0.04
 NO_NUMBER_RATE_OPEN = 0.009
@@ -131,11 +141,10 @@ SPREAD_UNIT = 0.3
 #: 0.028); at 0.08 the boosted-pick lifts came out 0.03–0.08 higher.
 CREDIT_SOFTNESS = 0.04
 #: Content quality: the panel prefers papers whose abstract reports a larger gain, by this much
-#: relevance per point above :data:`GAIN_CENTER` (the mean reported gain of the synthetic corpus).
+#: relevance per point above the mean gain of the prompt's cards (a choice depends only on differences).
 #: Set so that top-tier papers take 52 % of original picks (paper Table 9: 52.1 %) and keep about
 #: their share when their metadata are swapped away (32.5 % under flipped).
 QUALITY_PER_POINT = 0.18
-GAIN_CENTER = 3.6
 _GAIN = re.compile(r"(\d+(?:\.\d+)?) points")
 
 
@@ -240,7 +249,7 @@ def model_params(seed: int) -> dict[str, dict]:
             "tau": {v: float(t) for v, t in f["tau"].items()}, "credit_ceiling": float(f["ceiling"]), "credit_softness": CREDIT_SOFTNESS,
             "quality_per_point": QUALITY_PER_POINT,
             "weights": dict(WEIGHTS), "relevance_scale": RELEVANCE_SCALE, "noise_sd": NOISE_SD,
-            "shared_reading": SHARED_READING.get(c, 0.0),
+            "shared_reading": SHARED_READING.get(c, 0.0), "instruction_reading": INSTRUCTION_READING.get(c, 0.0),
             "primacy": PRIMACY, "topic_multiplier": dict(fitted()["topic_multiplier"]),
             "topic_noise": dict(fitted().get("topic_noise", {})),
             "mention_rate": {v: min(1.0, mu * r) for v, r in MENTION_BY_VARIANT.items()},
@@ -284,19 +293,21 @@ def _card_text(c: Card) -> str:
 
 
 def reported_gain(abstract: str) -> float:
-    """The gain (points) an abstract reports; :data:`GAIN_CENTER` if it reports none."""
+    """The gain (points) an abstract reports; NaN if it reports none."""
     m = _GAIN.search(abstract)
-    return float(m.group(1)) if m else GAIN_CENTER
+    return float(m.group(1)) if m else float("nan")
 
 
 def card_terms(seed: int, task: Task) -> tuple[np.ndarray, np.ndarray]:
     """Model-independent terms per card, display order: Σ_d w_d·a_d and the content term: the
-    relevance r plus the quality the abstract reports (:data:`QUALITY_PER_POINT`)."""
+    relevance r plus the quality the abstract reports (:data:`QUALITY_PER_POINT` per point above
+    the prompt's mean; a card reporting no gain counts as the mean)."""
     cards: tuple[Card, ...] = task.detail["cards"]
     query = task.detail.get("query", "")
     a = np.array([sum(WEIGHTS[d] * x for d, x in perceived_authority(c).items()) for c in cards])
-    r = np.array([RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title)
-                  + QUALITY_PER_POINT * (reported_gain(c.abstract) - GAIN_CENTER) for c in cards])
+    g = np.array([reported_gain(c.abstract) for c in cards])
+    g = np.nan_to_num(g - np.nanmean(g)) if np.isfinite(g).any() else np.zeros(len(cards))
+    r = np.array([RELEVANCE_SCALE * _normal(seed, "relevance", query, c.title) for c in cards]) + QUALITY_PER_POINT * g
     return a, r
 
 
@@ -311,18 +322,26 @@ def credited(a: np.ndarray, ceiling: float) -> np.ndarray:
 
 
 def card_noise(seed: int, model: str, task: Task) -> np.ndarray:
-    """The model's idiosyncratic reading ε of each card (fixed across replicates): of the paper's
-    content in the main experiment, of the whole card in a 1:N pilot prompt (one content)."""
+    """The model's idiosyncratic reading ε of each card (fixed across replicates and conditions): of
+    the paper's content in the main experiment, of the whole card in a 1:N pilot prompt (one
+    content); under the mild and strong instructions partly read anew (:data:`INSTRUCTION_READING`)."""
     query = task.detail.get("query", "")
     key = (lambda c: hashlib.sha256(repr(c).encode("utf-8")).hexdigest()) if task.family == "pilot_1n" else _card_text
     keys = [key(c) for c in task.detail["cards"]]
-    own = np.array([_normal(seed, "perception", model, query, k) for k in keys])
     c = cohort(model)
+    anew = INSTRUCTION_READING.get(c, 0.0) if task.family != "pilot_1n" and task.param in ("mild", "strong") else 0.0
+
+    def reading(who: str) -> np.ndarray:
+        x = np.array([_normal(seed, "perception", who, query, k) for k in keys])
+        if anew:
+            fresh = np.array([_normal(seed, "perception", who, query, k, task.param) for k in keys])
+            x = np.sqrt(1.0 - anew) * x + np.sqrt(anew) * fresh
+        return x
+
     rho = SHARED_READING.get(c, 0.0)
     if not rho:
-        return NOISE_SD * own
-    shared = np.array([_normal(seed, "perception", f"cohort:{c}", query, k) for k in keys])
-    return NOISE_SD * (np.sqrt(rho) * shared + np.sqrt(1.0 - rho) * own)
+        return NOISE_SD * reading(model)
+    return NOISE_SD * (np.sqrt(rho) * reading(f"cohort:{c}") + np.sqrt(1.0 - rho) * reading(model))
 
 
 #: 1:N pilot prompts (one paper's content on every card) are outside the main-experiment fit;

@@ -39,6 +39,7 @@ ab-tab1 of a paper-profile run and refit.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -60,7 +61,7 @@ TAU_FLOOR = 0.02
 #: Range of the credibility ceiling C_m (:func:`lib.panel.authority.credited`): at the low end a
 #: model credits little beyond the lower quartile of the boosted papers' own metadata (Σw·a 0.28;
 #: a typical mid-tier card shows 0.38), so a boost moves few picks; lower ceilings leave llama
-#: 3.1's 63 % flip rate out of reach of the susceptibility bound (200). At the high end (above a
+#: 3.1's 63 % flip rate out of reach of the susceptibility bound :data:`S_MAX`. At the high end (above a
 #: boosted card's 1.09) a model reads authority linearly.
 CEILING_RANGE = (0.3, 1.5)
 VARIANTS = ("none", "mild", "strong")
@@ -181,28 +182,30 @@ class PromptArrays:
             pairs = zip(self.tasks[(q, "original")].detail["cards"], self.tasks[(q, "boosted")].detail["cards"])
             for j, (a, b) in enumerate(pairs):
                 self.boosted[i, j] = float(a != b)
-        self._eps: dict[str, dict[str, np.ndarray]] = {}
+        self._eps: dict[tuple[str, str], dict[str, np.ndarray]] = {}
 
-    def eps(self, model: str) -> dict[str, np.ndarray]:
-        if model not in self._eps:
+    def eps(self, model: str, variant: str = "none") -> dict[str, np.ndarray]:
+        """The model's reading ε per condition under instruction ``variant`` (the prompts are
+        baseline ones; a mild or strong prompt differs only in its instruction, which ε reads)."""
+        if (model, variant) not in self._eps:
             out = {}
             for c in CONDITIONS:
                 e = np.zeros((len(self.queries), self.n))
                 for i, q in enumerate(self.queries):
-                    t = self.tasks[(q, c)]
+                    t = dataclasses.replace(self.tasks[(q, c)], param=variant)
                     v = au.card_noise(self.seed, model, t)
                     e[i, :len(v)] = v
                 out[c] = e
-            self._eps[model] = out
-        return self._eps[model]
+            self._eps[(model, variant)] = out
+        return self._eps[(model, variant)]
 
     def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray,
-                 noise: np.ndarray | None = None, ceiling: float = np.inf) -> np.ndarray:
+                 noise: np.ndarray | None = None, ceiling: float = np.inf, variant: str = "none") -> np.ndarray:
         """Parse-folded choice distributions, one row per query (t: per-query topic factor,
         ``noise``: per-query topic noise factor multiplying τ, 1 if None; ``ceiling``: the
-        credibility ceiling C_m)."""
+        credibility ceiling C_m; ``variant``: the instruction, for the model's reading ε)."""
         a = self.A[cond] if np.isinf(ceiling) else au.credited(self.A[cond], ceiling)
-        u = ((self.r[cond] + self.eps(model)[cond]) / t[:, None] + s * a) / tau
+        u = ((self.r[cond] + self.eps(model, variant)[cond]) / t[:, None] + s * a) / tau
         u[:, 0] += au.PRIMACY / tau
         if noise is not None:
             u = u / noise[:, None]
@@ -212,10 +215,10 @@ class PromptArrays:
         return au.observed_from_choice(model, p)
 
     def change(self, model: str, manip: str, s: float, tau: float, t: np.ndarray,
-               noise: np.ndarray | None = None, ceiling: float = np.inf) -> np.ndarray:
+               noise: np.ndarray | None = None, ceiling: float = np.inf, variant: str = "none") -> np.ndarray:
         """Per query: expected P(pick differs) between original and ``manip`` (independent draws)."""
-        po = self.observed(model, "original", s, tau, t, noise, ceiling)
-        pm = self.observed(model, manip, s, tau, t, noise, ceiling)
+        po = self.observed(model, "original", s, tau, t, noise, ceiling, variant)
+        pm = self.observed(model, manip, s, tau, t, noise, ceiling, variant)
         return 1.0 - (po * pm).sum(axis=1)
 
     def boost_chance(self) -> float:
@@ -223,10 +226,10 @@ class PromptArrays:
         return float(self.boosted.sum() / self.boosted.size)
 
     def boost_pick(self, model: str, s: float, tau: float, t: np.ndarray, noise: np.ndarray | None = None,
-                   ceiling: float = np.inf) -> float:
+                   ceiling: float = np.inf, variant: str = "none") -> float:
         """P(the boosted paper is picked) over the queries that have one (paper §5.5)."""
         has = self.boosted.sum(axis=1) > 0
-        pb = self.observed(model, "boosted", s, tau, t, noise, ceiling)
+        pb = self.observed(model, "boosted", s, tau, t, noise, ceiling, variant)
         return float((pb * self.boosted).sum(axis=1)[has].mean())
 
 
@@ -247,9 +250,9 @@ def _solve_for(f, lo: float, hi: float, target: float, log: bool = False) -> flo
 S_MAX = 200.0
 
 
-def _solve_s(arr: PromptArrays, m: str, target: float, tau: float, tq, nq, c: float) -> float:
-    """s with the expected flip rate of model m at (τ, C) equal to ``target``."""
-    return _solve_for(lambda s: arr.change(m, "flipped", s, tau, tq, nq, c).mean(), 0.0, S_MAX, target)
+def _solve_s(arr: PromptArrays, m: str, target: float, tau: float, tq, nq, c: float, v: str) -> float:
+    """s with the expected flip rate of model m under instruction v at (τ, C) equal to ``target``."""
+    return _solve_for(lambda s: arr.change(m, "flipped", s, tau, tq, nq, c, v).mean(), 0.0, S_MAX, target)
 
 
 def _solve(arr: PromptArrays, m: str, tgt: dict, tq, nq, c: float) -> dict:
@@ -258,9 +261,9 @@ def _solve(arr: PromptArrays, m: str, tgt: dict, tq, nq, c: float) -> dict:
     tau, s = {}, {}
     for v in VARIANTS:
         def boost(t, v=v):
-            return float(arr.change(m, "boosted", _solve_s(arr, m, tgt[v], t, tq, nq, c), t, tq, nq, c).mean())
+            return float(arr.change(m, "boosted", _solve_s(arr, m, tgt[v], t, tq, nq, c, v), t, tq, nq, c, v).mean())
         tau[v] = _solve_for(boost, TAU_FLOOR, 3.0, tgt[f"boost_{v}"], log=True)
-        s[v] = _solve_s(arr, m, tgt[v], tau[v], tq, nq, c)
+        s[v] = _solve_s(arr, m, tgt[v], tau[v], tq, nq, c, v)
     return {"tau": tau, "ceiling": c, "s": s}
 
 
@@ -285,7 +288,7 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4, condition_weights: di
         for m in [m for m in models if m in lifts]:
             def pick(c, m=m):
                 p = _solve(arr, m, tgt[m], tq, nq, c)
-                return float(np.mean([arr.boost_pick(m, p["s"][v], p["tau"][v], tq, nq, c) for v in VARIANTS]))
+                return float(np.mean([arr.boost_pick(m, p["s"][v], p["tau"][v], tq, nq, c, v) for v in VARIANTS]))
             c = _solve_for(pick, *CEILING_RANGE, lifts[m] * chance, log=True)
             params[m] = _solve(arr, m, tgt[m], tq, nq, c)
         for m in [m for m in models if m not in lifts]:
@@ -298,7 +301,7 @@ def fit(seed: int, rows: pd.DataFrame, *, rounds: int = 4, condition_weights: di
             def pooled(x, z=1.0, manip="flipped", sel=sel):
                 tq2, nq2 = np.where(sel, x, tq), np.where(sel, z, nq)
                 return float(np.mean([arr.change(m, manip, params[m]["s"][v], params[m]["tau"][v], tq2, nq2,
-                                                 params[m]["ceiling"])[sel].mean()
+                                                 params[m]["ceiling"], v)[sel].mean()
                                       for m in heads for v in VARIANTS]))
 
             def solve_t(z, k=k):
@@ -338,7 +341,7 @@ def expected_rates(seed: int, rows: pd.DataFrame, fitted: dict | None = None) ->
     for m, p in fitted["models"].items():
         rates, picks = {}, []
         for v in VARIANTS:
-            obs = {c: arr.observed(m, c, p["s"][v], p["tau"][v], tq, nq, p["ceiling"]) for c in CONDITIONS}
+            obs = {c: arr.observed(m, c, p["s"][v], p["tau"][v], tq, nq, p["ceiling"], v) for c in CONDITIONS}
             fl = 1.0 - (obs["original"] * obs["flipped"]).sum(axis=1)
             rates[v] = float(fl.mean())
             rates[f"boost_{v}"] = float((1.0 - (obs["original"] * obs["boosted"]).sum(axis=1)).mean())
