@@ -17,9 +17,8 @@ import pandas as pd
 import pytest
 
 from lib import paths
-from lib.panel import (FaultConfig, Panel, all_profiles, authority, calibration, latent, parameter_table, prompts,
-                       serve_in_thread, texts, truth)
-from lib.panel import authority_fit
+from lib.panel import (FaultConfig, Panel, all_profiles, authority, authority_fit, calibration, latent, parameter_table,
+                       prompts, serve_in_thread, texts, truth)
 from lib.panel.attribution import normalize_quote
 
 SEED = 11

@@ -61,9 +61,10 @@ def authority_table_long(table_id: str, df: pd.DataFrame) -> pd.DataFrame:
 
     Columns artifact, row, column, regenerated, on the comparison scale (rates as fractions;
     ``*_pct`` and ``*_pp`` columns divided by 100). Rows as in :data:`AB_TABLES`, plus:
-    ab-tab7 'all' (χ² of homogeneity, the pooled boosted-pick rate and its chance rate; susceptibility_max_over_min = highest / lowest model
-    susceptibility, the paper's "varies 2.83×"); ab-tab10 'all' spread_pp; ab-tab11
-    flip_change_pp = −flip_reduction_pp (the paper prints the anti-authority effect as a change);
+    ab-tab7 'all' (χ² of homogeneity, the pooled boosted-pick rate and its chance rate;
+    susceptibility_max_over_min = highest / lowest model susceptibility, the paper's "varies 2.83×");
+    ab-tab10 'all' spread_pp; ab-tab11 flip_change_pp = −flip_reduction_pp (the paper prints the
+    anti-authority effect as a change);
     ab-tab12 only the ``anti_authority`` rows when a ``variant`` column is present; ab-tab8 the
     per-pair rows ('selection agreement/<a> vs <b>') with their ``pair`` value only; ab-tab13
     mention_change_pp and flip_change_pp = −drop (as printed), and its per-model rows

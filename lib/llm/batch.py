@@ -774,11 +774,12 @@ def export(requests: Sequence[Request], out_dir: Path | str, *, store_root: Path
     each output file; exporting again writes the re-asks. Returns the files written.
     """
     endpoint = Endpoint(base_url="http://offline.invalid/v1", pin_provider=pin_provider, max_tries=max_tries)
+    opts = options or BatchSettings()
     with RawStore(store_root) as store:
-        run = _Run(list(requests), store, endpoint, options or BatchSettings(), max_attempts, validate, None)
+        run = _Run(list(requests), store, endpoint, opts, max_attempts, validate, None)
         try:
             check_prompts(run.requests, store)
-            return write_inputs(run.plan(), Path(out_dir), options or BatchSettings(), prefix="input")
+            return write_inputs(run.plan(), Path(out_dir), opts, prefix="input")
         finally:
             run.journal.close()
 

@@ -28,8 +28,8 @@ Model m under instruction v picks card i with probability
   are swapped away (Table 9);
 * ε_m,i ~ N(0, 0.6²) from sha256(seed, model, query, title and abstract): a model's idiosyncratic
   reading of that paper's content, fixed across replicates and conditions (partly read anew
-  under the mild and strong instructions, :data:`INSTRUCTION_READING`); for the three frontier models half of
-  its variance is a reading they share (Appendix G: they agree on 61–63 % of selections, the only
+  under the mild and strong instructions, :data:`INSTRUCTION_READING`); for the three frontier
+  models half of its variance is a reading they share (Appendix G: they agree on 61–63 % of selections, the only
   pairs above 60 %, against a 43.9 % mean, Table 8); π = 0.1 a small primacy bonus;
 * s_m,v (susceptibility), τ_m,v (choice temperature), C_m and a topic factor t_k (the content
   terms are divided by it) are fitted (:mod:`lib.panel.authority_fit`, stored in

@@ -28,7 +28,8 @@ profile sends: its conditions are built from the composite weights its own 1:N p
 swapped depends on them (fitted on Table 1's conditions instead, the regenerated boosted-pick lifts
 came out 0.1–0.2 above the fitted ones). The fit stores those weights as ``condition_weights``.
 They are a fixed point: the reference pilot's prompts are main-experiment prompts to the panel, so
-its answers, and the weights, move with the fit (two refits brought them within 0.01).
+its answers, and the weights, move with the fit (three refits after a corpus change bring them
+within 0.005).
 ``python -m lib.panel.authority_fit PROMPTS.parquet --seed S [--condition-weights JSON]`` refits
 and writes ``lib/resources/panel_authority_fit.json`` (PROMPTS: query_id, condition, text, or the
 paper run's ``main_requests.parquet``); ``tests/test_panel_calibration.py`` builds the prompt set
