@@ -1,5 +1,16 @@
 """Shared fixtures: every test that writes outputs gets its own outputs/ and cache folders."""
 import importlib
+import os
+from pathlib import Path
+
+# Under pytest-xdist each worker gets its own default outputs/ and cache folders (before lib.paths
+# is imported), so tests that use the defaults never share a file with the other worker or with a
+# user's ./run_all.sh; the cache persists across runs (.cache/ is gitignored).
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _worker:
+    _root = Path(__file__).resolve().parent.parent
+    os.environ.setdefault("COMPANION_OUTPUTS", str(_root / ".cache" / "pytest" / _worker / "outputs"))
+    os.environ.setdefault("COMPANION_CACHE", str(_root / ".cache" / "pytest" / _worker / "cache"))
 
 import pandas as pd
 import pytest
