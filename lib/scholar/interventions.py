@@ -135,8 +135,8 @@ def temperature_curves(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_
     ``per_attempt``: :func:`technical_per_attempt`, or :func:`lib.scholar.aggregate.per_attempt_table`
     for the name-based panels too (both keep each value's temperature). ``metrics`` keeps only
     those metric names (None: every metric of the table); missing values (e.g. a parity left
-    NaN in corrected mode) are not pooled, and a group without any value has no row. For each column g of ``groups`` (e.g.
-    access, size_class, model_class, or just ``model`` for Fig. C.12):
+    NaN in corrected mode) are not pooled, and a group without any value has no row. For each
+    column g of ``groups`` (e.g. access, size_class, model_class, or just ``model`` for Fig. C.12):
     :func:`lib.stats.aggregate_per_group` by [g, temperature, metric_name], i.e. all per-attempt
     values of the group pooled (reference §2.10; models with more attempts weigh more), Wilson
     intervals for refusal/validity, unclipped t-intervals otherwise (NaN for one value). Returns
