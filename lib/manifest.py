@@ -6,6 +6,9 @@ Status per registered artifact:
 - ``missing``: its notebook has not produced it (not written yet, not run, or it did not save it);
 - ``not-data``: a diagram, no file expected.
 
+``numpy``: the version the notebooks' kernel (this environment) sorted with; the faithful tie
+rule among equally good author candidates depends on its sort kernel (lib.scholar.quirks).
+
 ``stages`` (:func:`stage_block`): per notebook its wall time, its stage times and its kernel's
 peak memory, from this run or, for a notebook skipped as unchanged, from the earlier run that
 made its outputs (``earlier_run: true``, with that run's id and finish time).
@@ -17,6 +20,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from lib import artifacts, config, paths
 
@@ -134,6 +139,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         "git_commit": commit,
         "git_dirty": dirty,
         "python": sys.version.split()[0],
+        "numpy": np.__version__,
         "wall_s": round(wall_s, 2),
         "notebooks": [{"name": r.name, "status": r.status, "wall_s": round(r.wall_s, 2), "input_hash": r.input_hash,
                        "error": r.error, "executed": r.executed} for r in runs],

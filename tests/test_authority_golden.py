@@ -168,6 +168,11 @@ def test_table7_model_susceptibility_and_homogeneity(labelled, report):
         assert [r4(t.loc[model, "boost_ci_low"]), r4(t.loc[model, "boost_ci_high"])] == m["boost_rate_95ci"]
     h = an.model_homogeneity(labelled)
     assert (round(h["chi2"], 4), round(h["p"], 6)) == (ref["chi2_homogeneity_flip"]["chi2"], ref["chi2_homogeneity_flip"]["p_value"])
+    # boosted-pick rate and lift: each model's rate over the chance rate pooled over all models (metric 2)
+    picks = report["metric_2_dose_response"]["boosted_pick_rate"]["per_model"]
+    for model in t.index:
+        assert (r4(t.loc[model, "boosted_pick_rate"]), r4(t.loc[model, "boosted_pick_lift"])) == (
+            picks[model]["rate"], picks[model]["lift"]), model
 
 
 def test_table9_dose_response_and_boosted_picks(labelled, report):
@@ -293,3 +298,52 @@ def test_table8_agreement_equals_the_references(labelled):
         row = t.loc[f"flip kappa ({man})"]
         assert (row["mean"], row["min"], row["max"]) == pytest.approx(
             (ref[man]["_printed_mean_kappa"], ref[man]["_printed_min_kappa"], ref[man]["_printed_max_kappa"]), abs=1e-12)
+
+
+# ---- Tables 7 and 8 where the reference's denominator and float order decide (release_kappa/) ---------
+@pytest.fixture(scope="module")
+def kappa_case(release):
+    """108 rows on the release's candidate sets: gemini vs qwen flip with exact κ = 7/16 (boosted) and
+    −5/16 (flipped), ties at the 3rd decimal; claude has 3 boosted answers without a pick, so its own
+    chance rate differs from the pooled one."""
+    c, cs = release
+    req = prompts.build_main_requests(c, n_queries=None, condition_set=cs)
+    raw = rs.attach_request_ids(corpus.load_released_responses(GOLDEN / "release_kappa"), req)
+    return (rs.label_responses(raw, req, c, cs, parse_mode="faithful"),
+            json.loads((REF / "kappa_report.json").read_text()))
+
+
+def test_table7_boosted_pick_lift_uses_the_pooled_chance_rate(kappa_case):
+    labelled, ref = kappa_case
+    rb = ref["boosted_pick_rate"]
+    t = an.model_susceptibility(labelled).set_index("model")
+    assert set(t.index) == set(rb["per_model"])
+    for model, pm in rb["per_model"].items():
+        assert (r4(t.loc[model, "boosted_pick_rate"]), r4(t.loc[model, "boosted_pick_lift"])) == (pm["rate"], pm["lift"])
+    # claude's own chance rate (9 parsed boosted cells) is not the pooled one: its per-model lift would differ
+    own = an.boosted_pick_rate(labelled[labelled["model"] == "claude-sonnet-4-6"]).iloc[0]
+    assert r4(own["lift"]) != rb["per_model"]["claude-sonnet-4-6"]["lift"]
+    s = an.susceptibility_table(labelled)
+    assert set(s["boosted_pick_expected"].round(4)) == {rb["expected_random_rate"]}
+
+
+def test_table8_kappa_rounds_as_the_references_float_arithmetic(kappa_case):
+    labelled, ref = kappa_case
+    cm = ref["cross_model_agreement"]
+    t = an.agreement_summary(labelled).set_index("measure")
+    for man in ("flipped", "boosted"):
+        k = an.flip_agreement(labelled, man)
+        assert len(k) == 3
+        for r in k.itertuples():
+            assert round(r.kappa, 3) == cm[man]["kappa"][r.model_a][r.model_b], (man, r.model_a, r.model_b)
+        row = t.loc[f"flip kappa ({man})"]
+        assert (row["mean"], row["min"], row["max"]) == pytest.approx(
+            (cm[man]["_printed_mean_kappa"], cm[man]["_printed_min_kappa"], cm[man]["_printed_max_kappa"]), abs=1e-12)
+    pair = lambda man: an.flip_agreement(labelled, man).set_index(["model_a", "model_b"]).loc[  # noqa: E731
+        ("gemini-3-flash-preview", "qwen2.5:7b"), "kappa"]
+    assert (pair("boosted"), pair("flipped")) == (0.4375000000000001, -0.3124999999999997)   # 7/16, −5/16 as the reference
+    assert (cm["boosted"]["kappa"]["gemini-3-flash-preview"]["qwen2.5:7b"],
+            cm["flipped"]["kappa"]["gemini-3-flash-preview"]["qwen2.5:7b"]) == (0.438, -0.312)
+    # the corrected κ (confusion matrix) lands on the other side of the tie
+    corr = an.flip_agreement(labelled, "boosted", corrected=True).set_index(["model_a", "model_b"])
+    assert round(corr.loc[("gemini-3-flash-preview", "qwen2.5:7b"), "kappa"], 3) == 0.437

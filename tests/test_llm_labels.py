@@ -347,3 +347,60 @@ def test_reference_label_quirks_and_corrected_repair():
         assert labels.reference_label(_golden_record(inputs[case]), corrected=True)["label"] == "verbose"
     rec = _golden_record(inputs["truncated_long_preamble"])
     assert [n["name"] for n in labels.reference_label(rec, corrected=True)["names"]] == ["Donna Strickland", "Gerard Mourou"]
+
+
+def _message_file(r: dict) -> dict:
+    """The attempt file the reference read for a message case (OpenRouter or Gemini shape, §1.6)."""
+    v = labels.llmcaller_validate(r["content"], r["category"])
+    f = {"category": r["category"], "variable": r["variable"], "prompt": "(fixture)", "temperature": 0.0,
+         "attempt": 1, "validation_result": v}
+    if r["shape"] == "gemini":
+        f["full_api_response"] = {"model": r["model"], "prompt": "(fixture)", "response": r["content"],
+                                  "full_vertex_response": "usage_metadata { prompt_token_count: 10 "
+                                  "candidates_token_count: 10 total_token_count: 20 } finish_reason: STOP",
+                                  "provider": "gemini", "grounded": False}
+    else:
+        f["full_api_response"] = {"id": "gen-0", "created": 1766200000, "model": "fixture/model",
+                                  "object": "chat.completion", "provider": "Fixture",
+                                  "choices": [{"index": 0, "finish_reason": "stop",
+                                               "message": {"role": "assistant", "content": r["content"]}}],
+                                  "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
+    return f
+
+
+def test_result_original_message_matches_reference_golden():
+    """result_original_message as the reference's _process_file stores it (golden messages_*.json): the
+    answer for an empty/invalid non-Gemini answer, the LLMCaller's message for Gemini and for an answer
+    whose names all fail the §2.2 extraction."""
+    from lib.llm import release
+    inputs = json.loads((_GOLDEN / "messages_input.json").read_text(encoding="utf-8"))
+    ref = json.loads((_GOLDEN / "messages_reference.json").read_text(encoding="utf-8"))
+    assert ref["dropped_by_reference"] == [] and len(inputs) == 24
+    ref = ref["messages"]
+    for r in inputs:
+        f = _message_file(r)
+        assert f["validation_result"]["message"] == ref[r["id"]]["llmcaller_message"], r["id"]
+        shape = release.record_shape(f)
+        rec = {"task": r["category"], "param": r["variable"], "attempt": 1, **release.normalise(f, shape),
+               "validation": f["validation_result"], "release_record": f, "release_shape": shape}
+        got = labels.reference_label(rec)
+        assert got["message"] == ref[r["id"]]["result_original_message"], r["id"]
+        if r["id"] != "openrouter_rate_limit_text":     # the reference relabels on the message text (not followed)
+            assert got["label"] == ref[r["id"]]["label"], r["id"]
+    assert ref["openrouter_empty"]["result_original_message"] == "[]"
+    assert ref["gemini_no_json"]["result_original_message"] == labels.NO_JSON
+    assert ref["openrouter_no_name_after_extraction"]["result_original_message"] == "Validation successful"
+
+
+def test_result_original_message_of_live_records_follows_the_same_rule():
+    inputs = {r["id"]: r for r in json.loads((_GOLDEN / "messages_input.json").read_text(encoding="utf-8"))}
+    ref = json.loads((_GOLDEN / "messages_reference.json").read_text(encoding="utf-8"))["messages"]
+    for case in ("empty", "no_json", "bad_json_value", "no_name_after_extraction", "valid"):
+        r = inputs[f"openrouter_{case}"]
+        assert labels.reference_label(_golden_record(r))["message"] == ref[f"openrouter_{case}"]["result_original_message"]
+        # a panel/Google-endpoint Gemini record: the reference's Gemini files have no choices
+        g = _golden_record(inputs[f"gemini_{case}"])
+        g["response"]["provider"] = "gemini"
+        assert labels.reference_label(g)["message"] == ref[f"gemini_{case}"]["result_original_message"], case
+        g = {**_golden_record(inputs[f"gemini_{case}"]), "base_url": "https://generativelanguage.googleapis.com/v1beta/openai/"}
+        assert labels.reference_label(g)["message"] == ref[f"gemini_{case}"]["result_original_message"], case

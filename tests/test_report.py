@@ -45,6 +45,9 @@ def test_manifest_statuses_and_files(built_index):
     assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
     assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
     assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == _n_data()
+    # the numpy whose sort kernel the faithful tie rule ran with (lib.scholar.quirks)
+    import numpy
+    assert json.loads(paths.MANIFEST.read_text())["numpy"] == numpy.__version__
 
 
 def test_tampered_file_is_not_reported_as_regenerated(built_index):

@@ -133,7 +133,8 @@ def test_per_attempt_table(collection, ctx):
     assert v.loc["duplicates", "attempt"] == 2 and math.isnan(v.loc["validity_pct", "attempt"])
     assert sorted(pa.loc[(pa["model"] == "m-open") & (pa["metric_name"] == "refusal_pct"), "metric_value"]) == [0, 1]
     assert (pa["metric_name"] == "duplicates").sum() == 2              # the constrained prompt's names left out
-    assert "consistency" not in set(pa["metric_name"])                 # one run: no consistency row
+    cons = pa[pa["metric_name"] == "consistency"]                     # one run: a NaN row (the reference's)
+    assert len(cons) > 0 and cons["metric_value"].isna().all() and cons["replicate"].isna().all()
     assert set(pa["model_family"]) == {"m", "g"} and set(pa["access"]) == {"open", "proprietary"}
     for metric in ag.HEADLINE_METRICS:
         if metric != "consistency":
@@ -145,7 +146,7 @@ def test_per_attempt_consistency_with_two_runs(collection, ctx):
     att2 = pd.concat([att, pd.DataFrame([_att("g-prop", 1, 1, True, 0)])], ignore_index=True)
     names2 = pd.concat([names, pd.DataFrame(_nm("g-prop", 1, 1, [("z", 4), ("w", None)]))], ignore_index=True)
     pa = ag.per_attempt_table(ag.baseline(att2), names2, ctx)
-    c = pa[pa["metric_name"] == "consistency"]
+    c = pa[(pa["metric_name"] == "consistency") & pa["metric_value"].notna()]
     assert len(c) == 1 and c["model"].iloc[0] == "g-prop" and c["metric_value"].iloc[0] == 0.5   # {z} vs {z, w}
 
 

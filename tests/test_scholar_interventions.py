@@ -83,8 +83,9 @@ def test_technical_per_attempt_known_values(attempts, names):
     assert _val(pa, "duplicates", model="m-open", temperature=0.0, replicate=0) == [pytest.approx(0.25)]
     assert _val(pa, "factuality_author", model="m-open", temperature=0.0, replicate=0) == [pytest.approx(2 / 3)]
     assert _val(pa, "factuality_author", model="m-open", temperature=1.0) == [0.0]
-    # consistency: m-open T=0 has two replicates: J({a,b,c},{a,b,d}) = 2/4; single replicates give no row
-    assert _val(pa, "consistency") == [pytest.approx(0.5)]
+    # consistency: m-open T=0 has two replicates: J({a,b,c},{a,b,d}) = 2/4; single replicates give a NaN row
+    assert _val(pa, "consistency", model="m-open", temperature=0.0) == [pytest.approx(0.5)]
+    assert len(_val(pa, "consistency")) == 4 and np.isnan(_val(pa, "consistency", model="m-prop")).all()
     assert np.isnan(pa.loc[pa["metric_name"] == "consistency", "replicate"]).all()
     # the biased_top_k names were dropped with their attempts; group columns attached
     assert not (pa["task"] == "biased_top_k").any()
@@ -243,3 +244,27 @@ def test_nine_panel_curves_keep_the_temperature(attempts, names, tiny_world):
     tech = iv.temperature_curves(iv.technical_per_attempt(iv.temperature_filter(attempts), names))
     both = cur.merge(tech, on=["group_kind", "group", "temperature", "metric_name"], suffixes=("", "_tech"))
     assert len(both) == len(tech) and np.allclose(both["mean"], both["mean_tech"])
+
+
+def test_consistency_rows_match_reference_golden():
+    """Consistency per configuration as the reference's aggregate_consistency (golden consistency_*.csv):
+    a configuration with one named run keeps a NaN row, a run whose names are all missing or empty is
+    no run, a configuration without any named run has no row; runs in date/time order."""
+    from pathlib import Path
+    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    rows = pd.read_csv(gold / "consistency_rows.csv", keep_default_na=False, na_values=[""])
+    ref = pd.read_csv(gold / "consistency_reference.csv")
+    rows = rows.rename(columns={"task_name": "task", "task_param": "param"})
+    conf = ["model", "task", "param", "temperature"]
+    runs = rows[[*conf, "date", "time"]].drop_duplicates().sort_values([*conf, "date", "time"])
+    runs["replicate"] = runs.groupby(conf).cumcount()
+    rows = rows.merge(runs, on=[*conf, "date", "time"])
+    names = rows.assign(author_id=pd.NA, attempt=rows["task_attempt"])
+    att = names[[*iv.ATTEMPT_KEYS, "attempt"]].drop_duplicates().assign(
+        valid_attempt=True, is_refusal=0, access="open", size_class="S", model_class="reasoning")
+    pa = iv.technical_per_attempt(att, names)
+    got = pa[pa["metric_name"] == "consistency"].set_index(conf)["metric_value"].sort_index()
+    want = ref.rename(columns={"task_name": "task", "task_param": "param"}).set_index(conf)["metric_value"].sort_index()
+    assert list(got.index) == list(want.index)
+    assert got.isna().sum() == want.isna().sum() == 3
+    assert got.to_numpy() == pytest.approx(want.to_numpy(), nan_ok=True, abs=1e-15)

@@ -282,7 +282,8 @@ def test_per_attempt_metrics_equal_a_plain_per_attempt_computation(tmp_path):
             vals["similarity_pca"] = m.scholarly_similarity(ctx.embedding, fid)
             for attr, (col, _, _) in ATTRIBUTES.items():
                 lab = ctx.authors[col].reindex(fid).tolist()
-                vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
+                if fid:                 # no factual author: no diversity row (the reference's)
+                    vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
                 vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode,
                                                   categorical=attr in m.CATEGORICAL_ATTRIBUTES)
             task = g["task"].iloc[0]
@@ -331,3 +332,36 @@ def test_parity_without_labels_depends_on_the_label_dtype():
     assert math.isnan(m.parity([None, float("nan")], q, categorical=True))
     assert m.parity([], Q) == 0.5
     assert m.parity(["low", "low"], q, categorical=True) == pytest.approx(0.5)
+
+
+def test_per_attempt_diversity_rows_match_reference_golden():
+    """The rows per_attempt_metrics writes for diversity are the reference's (golden metrics_reference.csv):
+    an attempt without a factual author (p2: two unmatched names) has none, as aggregate_diversity groups
+    matched rows only; every other attempt has one per attribute, with the reference's value (NaN where its
+    matched authors carry no label)."""
+    from pathlib import Path
+
+    from lib.scholar.benchmark import GroundTruthContext, per_attempt_metrics
+    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gt = pd.read_csv(gold / "metrics_gt_prominence.csv")
+    rows = pd.read_csv(gold / "metrics_rows.csv")
+    ref = pd.read_csv(gold / "metrics_reference.csv")
+    authors = gt.rename(columns={"id_author_oa": "author_id", "gender": "perceived_gender",
+                                 "ethnicity": "perceived_ethnicity"}).set_index("author_id")
+    ids = authors.index.to_numpy()
+    emb = pd.DataFrame(np.eye(len(ids)), index=ids)
+    ctx = GroundTruthContext(authors, pd.DataFrame(), pd.DataFrame(),
+                             m.CoauthorGraph(pd.DataFrame({"src": ids[:0], "dst": ids[:0]}), nodes=ids), emb,
+                             {a: gt[c].value_counts(normalize=True).to_dict() for a, c in
+                              (("gender", "gender"), ("ethnicity", "ethnicity"), ("prominence_pub", "prominence_pub"),
+                               ("prominence_cit", "prominence_cit"))})
+    names = rows.assign(author_id=rows["id_author_oa"].astype("Int64"), task_name="top_k")
+    out = per_attempt_metrics(names, ctx, keys=["task_param"])
+    div = out[out["metric_name"].str.startswith("diversity_")].set_index(["task_param", "metric_name"])["metric_value"]
+    want = ref[ref["metric_name"].str.startswith("diversity_")].set_index(["task_param", "metric_name"])["metric_value"]
+    assert sorted(div.index) == sorted(want.index)
+    assert not any(p == "p2" for p, _ in div.index)
+    # p3's matched authors lack a prominence stratum: a NaN row there as in the reference (N = 0)
+    assert div.isna().sum() == want.isna().sum() == 2
+    assert div.sort_index().to_numpy() == pytest.approx(want.sort_index().to_numpy(), abs=1e-12, nan_ok=True)
+    assert {"parity_gender", "duplicates"} <= set(out.loc[out["task_param"] == "p2", "metric_name"])   # p2 keeps those

@@ -125,8 +125,9 @@ def model_susceptibility(responses: pd.DataFrame) -> pd.DataFrame:
 
     Each rate with its 95 % Wilson interval and pair count; ``parse_rate`` = parsed cells / all
     cells of the model; ``boosted_pick_rate`` and ``boosted_pick_lift``, the model's boosted-paper
-    pick rate and its lift over chance (:func:`boosted_pick_rate`; Appendix G, e.g. Qwen 2.5's
-    36.5 %, 1.43×); sorted by flip rate, ascending (most resistant first).
+    pick rate (:func:`boosted_pick_rate`) and its lift over the chance rate pooled over all models'
+    parsed boosted cells, as the reference and Appendix G compute it (Qwen 2.5's 36.5 % / 25.6 % =
+    1.43×); sorted by flip rate, ascending (most resistant first).
     """
     f, b = pairs(responses, "flipped"), pairs(responses, "boosted")
     rows = []
@@ -183,13 +184,18 @@ def selection_agreement(responses: pd.DataFrame) -> pd.DataFrame:
 
 
 def _kappa(x: Sequence[bool], y: Sequence[bool], *, corrected: bool) -> float:
-    """Cohen's κ of two binary flip indicators; faithful: κ = 0 when 1 − p_e ≤ 1e-9 (spec A.9)."""
+    """Cohen's κ of two binary flip indicators (spec A.9); corrected: :func:`lib.stats.cohens_kappa`.
+
+    Faithful: analyse_cross_model_agreement.py's arithmetic, step for step (p_o = mean(x == y),
+    p_e = p_a·p_b + (1 − p_a)(1 − p_b), κ = (p_o − p_e)/(1 − p_e), 0 when 1 − p_e ≤ 1e-9), so that
+    exact ties at the 3rd decimal round as the reference's do (κ = 7/16 gives 0.4375000000000001 →
+    0.438 here and there, 0.43749999999999994 → 0.437 through the confusion matrix)."""
     x, y = np.asarray(x, bool), np.asarray(y, bool)
-    pa, pb = x.mean(), y.mean()
+    if corrected:
+        return float(cstats.cohens_kappa(list(x), list(y)))
+    po, pa, pb = float(np.mean(x == y)), x.mean(), y.mean()
     pe = pa * pb + (1 - pa) * (1 - pb)
-    if not corrected and 1 - pe <= 1e-9:
-        return 0.0
-    return float(cstats.cohens_kappa(list(x), list(y)))
+    return float((po - pe) / (1 - pe)) if 1 - pe > 1e-9 else 0.0
 
 
 def flip_agreement(responses: pd.DataFrame, manipulation: str = "flipped", *, corrected: bool = False) -> pd.DataFrame:
@@ -263,14 +269,17 @@ def boosted_pick_rate(responses: pd.DataFrame, *, by: str | None = None) -> pd.D
     expected = Σ boosted candidates / Σ candidates over all parsed boosted cells (faithfully, the
     cells without a boosted candidate stay in the expected rate's denominator); lift =
     observed / expected; one-sided binomial test (greater) of picks against the expected rate.
+    With ``by`` (e.g. per model, Table 7), every group is measured against the chance rate pooled
+    over all groups' cells, as the reference's metric 2 does (Appendix G: rate / 25.6 %).
     """
     r = responses[responses["parsed"].astype(bool) & (responses["condition"] == "boosted")]
     groups = [(None, r)] if by is None else list(r.groupby(by))
+    pooled = r["n_boosted_candidates"].sum() / (10 * len(r)) if len(r) else np.nan
     rows = []
     for g, d in groups:
         avail = d[d["n_boosted_candidates"] > 0]
         k, n = int(avail["chosen_boosted"].astype(bool).sum()), len(avail)
-        expected = d["n_boosted_candidates"].sum() / (10 * len(d)) if len(d) else np.nan
+        expected = pooled
         obs = k / n if n else np.nan
         rows.append({**({by: g} if by else {}), "picked_boosted": k, "cells": n, "rate": obs, "expected": expected,
                      "lift": obs / expected if expected else np.nan,

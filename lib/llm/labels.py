@@ -504,6 +504,27 @@ def gemini_failure_label(error_text: str | None) -> str:
     return "rate_limit" if "rate_limit_exceeded" in text else "invalid"
 
 
+#: The reference's EXPERIMENT_OUTPUT_INVALID_FLAGS: labels whose message is the answer itself.
+MESSAGE_IS_ANSWER = ("truncated-dict", "fixed", "skipped-item", "invalid", "rate_limit", "server_error",
+                     "provider_error", "illustrative", "empty")
+
+
+def reference_full_answer(rec: dict) -> str | None:
+    """``choices[0].message.content`` of what the reference calls ``full_api_response`` (its
+    ``full_answer``, reference §2.1), None without choices. A Gemini response never has choices
+    there (the reference's Gemini client saves ``{model, prompt, response, ...}``): an imported
+    Gemini file, a record whose response says ``provider: gemini``, or one from Google's endpoint."""
+    api = _api_response(rec)
+    if (not isinstance(api, dict) or api.get("provider") == "gemini"
+            or "googleapis.com" in str(rec.get("base_url") or "")):
+        return None
+    choices = api.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    msg = choices[0].get("message")
+    return msg.get("content") if isinstance(msg, dict) else None
+
+
 def reference_label(rec: dict, *, corrected_names: bool = False, corrected: bool = False) -> dict:
     """Faithful label of one attempt record (reference §2.1, then the §2.2 summary fix).
 
@@ -514,7 +535,10 @@ def reference_label(rec: dict, *, corrected_names: bool = False, corrected: bool
 
     Returns ``{label, is_valid, message, items, names}``: ``items`` the extracted list, ``names``
     the §2.2 name rows (only for valid/verbose), ``message`` the reference's
-    ``result_original_message`` (the full content when the label is invalid/provider_error).
+    ``result_original_message``: the answer (:func:`reference_full_answer`) when the label before
+    the §2.2 no-name fix is one of :data:`MESSAGE_IS_ANSWER` (``[]`` for an empty answer), else the
+    LLMCaller's message (a Gemini answer has none: "No JSON-like structure found…", "Validation
+    successful" for its ``[]``; an answer whose names all fail §2.2 keeps "Validation successful").
     A Gemini final failure (imported file without ``full_api_response``) follows rule 1
     (:func:`gemini_failure_label` of the file's ``error`` text: server_error / rate_limit / invalid).
     Other API errors come out as ``provider_error`` (the stored response has no ``choices``), or
@@ -523,7 +547,6 @@ def reference_label(rec: dict, *, corrected_names: bool = False, corrected: bool
     """
     val = _validation(rec)
     message = val.get("message") or ""
-    content = rec.get("content")
     if is_gemini_final_failure(rec):
         rr = _release_record(rec) or {}
         err = rec.get("error")
@@ -558,13 +581,15 @@ def reference_label(rec: dict, *, corrected_names: bool = False, corrected: bool
             data, label = _repair_faithful(text)
             if label == "verbose":
                 data, label = _final_faithful(data, label)
+    # the message is the reference's _process_file choice, made before §2.2's no-name fix
+    full = reference_full_answer(rec)
+    if label in MESSAGE_IS_ANSWER and full is not None:
+        message = full
     names: list[dict] = []
     if label in VALID_FLAGS:
         names = extract_names(data if isinstance(data, list) else [data], corrected=corrected_names)
         if not names:
             label, data = "invalid", None
-    if label in ("invalid", "provider_error") and content is not None:
-        message = content
     is_valid = bool(data) and label != "invalid"
     return {"label": label, "is_valid": is_valid, "message": message, "items": data, "names": names}
 

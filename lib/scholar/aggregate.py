@@ -58,8 +58,8 @@ def per_attempt_table(attempts: pd.DataFrame, names: pd.DataFrame, ctx: benchmar
       :func:`lib.scholar.interventions.technical_per_attempt` (``mode`` 'faithful' reads the
       reference's labels and name rows, 'paper' the paper's; ``consistency_pairs`` 'consecutive'
       is eq. 4, 'all' the v1 variant; the duplicates rule follows ``ctx.mode``). Consistency has one row per configuration (model, task,
-      param, temperature) with NaN replicate, and no row at all when a configuration has fewer
-      than two runs with a valid answer (e.g. the tiny profile's single run).
+      param, temperature) with NaN replicate, NaN-valued when a configuration has a single run
+      with a valid answer (e.g. the tiny profile's single run), as the reference's table.
     - connectedness, similarity_pca, diversity_*, parity_* and factuality_{field,epoch,seniority}
       (on their own task only): :func:`lib.scholar.benchmark.per_attempt_metrics` over the same
       name rows, with ``ctx.mode`` deciding the faithful/corrected edge cases of those metrics

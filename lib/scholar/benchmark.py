@@ -82,7 +82,8 @@ def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: S
 
     Within an attempt, names are de-duplicated on clean_name (first row kept), as the reference
     does; the factual authors are the de-duplicated rows with an author id. ``ctx.mode`` selects
-    faithful or corrected edge cases for every metric.
+    faithful or corrected edge cases for every metric. An attempt without a factual author has
+    no diversity rows (the reference's ``aggregate_diversity`` groups matched rows only).
 
     The metric functions of :mod:`lib.scholar.metrics` run once per attempt on plain lists;
     the lookups into D (attribute labels, task flags) are made once for the whole table, so the
@@ -127,7 +128,8 @@ def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: S
         vals["similarity_pca"] = m.scholarly_similarity(ctx.embedding, fact_ids)
         for attr in ATTRIBUTES:
             lab = [labels[attr][i] for i in fact]
-            vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
+            if fact:        # aggregate_diversity groups matched rows only: no factual name, no row
+                vals[f"diversity_{attr}"] = m.diversity(lab, DIVERSITY_CATEGORIES[attr], mode=mode)
             vals[f"parity_{attr}"] = m.parity(lab, ctx.reference[attr], mode=mode,
                                               categorical=attr in m.CATEGORICAL_ATTRIBUTES)
         task = task_list[pos[0]]

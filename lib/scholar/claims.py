@@ -47,7 +47,7 @@ def temperature_effect(per_attempt: pd.DataFrame, metric: str, *, direction: str
     applied). Held when the value at the highest temperature is ``direction`` ('lower' or
     'higher') than at the lowest: the 95 % CI of the change excludes 0 on that side.
     """
-    d = per_attempt[per_attempt["metric_name"] == metric]
+    d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     temps = sorted(d["temperature"].dropna().unique())
     if len(temps) < 2:
         return not_applicable(f"{metric}: fewer than two temperatures with values")

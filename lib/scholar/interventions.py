@@ -74,9 +74,10 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
       of its attempts is the chosen valid one (eq. 2);
     - duplicates, factuality_author: one row per chosen attempt with names, eqs. (3), (5):
       1 − |U|/|L| over the clean names, and the share of distinct names matched to an author;
-    - consistency: one row per configuration (model, task, param, temperature): mean Jaccard of
-      consecutive replicates' name sets in replicate order (eq. 4); replicates without a valid
-      answer are absent; fewer than two → no row. ``consistency_pairs='all'`` is the v1 variant.
+    - consistency: one row per configuration (model, task, param, temperature) with a named run:
+      mean Jaccard of consecutive replicates' name sets in replicate order (eq. 4); replicates
+      without a valid answer or without a non-empty name are absent; a single run gives a NaN row
+      (the reference's ``aggregate_consistency`` keeps it). ``consistency_pairs='all'`` is the v1 variant.
 
     ``names`` holds the rows of :func:`lib.attempts.name_table` (its ``mode`` column is filtered to
     ``mode`` when present; only names of attempts in ``attempts`` are used). Duplicates follow
@@ -112,11 +113,11 @@ def technical_per_attempt(attempts: pd.DataFrame, names: pd.DataFrame, *, mode: 
         out.append(per.melt(id_vars=keys, var_name="metric_name", value_name="metric_value"))
         crow = []
         conf = ["model", "task", "param", "temperature"]
-        for key, g in nm.groupby(conf, sort=False, dropna=False):
-            sets = [set(s["clean_name"].dropna()) for _, s in g.groupby("replicate", sort=True)]
-            val = m.consistency(sets, pairs=consistency_pairs)
-            if not np.isnan(val):
-                crow.append((*key, val))
+        # as aggregate_consistency: missing/empty names go first, so a run without one is no run
+        named = nm[nm["clean_name"].map(lambda c: isinstance(c, str) and c != "")]
+        for key, g in named.groupby(conf, sort=False, dropna=False):
+            sets = [set(s["clean_name"]) for _, s in g.groupby("replicate", sort=True)]
+            crow.append((*key, m.consistency(sets, pairs=consistency_pairs)))   # one run: a NaN row, kept
         if crow:
             out.append(pd.DataFrame(crow, columns=[*conf, "metric_value"]).assign(metric_name="consistency"))
     res = pd.concat(out, ignore_index=True)
@@ -134,8 +135,8 @@ def temperature_curves(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_
     ``per_attempt``: :func:`technical_per_attempt`, or :func:`lib.scholar.aggregate.per_attempt_table`
     for the name-based panels too (both keep each value's temperature). ``metrics`` keeps only
     those metric names (None: every metric of the table); missing values (e.g. a parity left
-    NaN in corrected mode) are not pooled. For each column g of ``groups`` (e.g.
-    access, size_class, model_class, or just ``model`` for Fig. C.12):
+    NaN in corrected mode) are not pooled, and a group without any value has no row. For each
+    column g of ``groups`` (e.g. access, size_class, model_class, or just ``model`` for Fig. C.12):
     :func:`lib.stats.aggregate_per_group` by [g, temperature, metric_name], i.e. all per-attempt
     values of the group pooled (reference §2.10; models with more attempts weigh more), Wilson
     intervals for refusal/validity, unclipped t-intervals otherwise (NaN for one value). Returns
@@ -144,6 +145,7 @@ def temperature_curves(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_
     _need(per_attempt, [*groups, "temperature", "metric_name", "metric_value"], "temperature_curves(per_attempt)")
     if metrics is not None:
         per_attempt = per_attempt[per_attempt["metric_name"].isin(list(metrics))]
+    per_attempt = per_attempt[per_attempt["metric_value"].notna()]     # e.g. one run's NaN consistency
     parts = []
     for g in groups:
         a = stats.aggregate_per_group(per_attempt, [g, "temperature", "metric_name"], alpha=alpha)
