@@ -419,6 +419,25 @@ def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:
     manifest.write_state(run.name, state)
 
 
+def missing_upstream(notebook: str) -> list[str]:
+    """The notebooks ``notebook`` reads from (:data:`UPSTREAM`) whose outputs are not there: never run
+    successfully in this outputs folder, or their data folder gone."""
+    return [u for u in UPSTREAM[notebook] if manifest.read_state(u).get("status") != "ok"
+            or not (paths.DATA / u).is_dir()]
+
+
+def _upstream_hint(notebook: str, error: str) -> str:
+    """A failure on a missing file while an upstream notebook's outputs are missing says what to run first
+    (``--only 03`` without 02's outputs), before the notebook's own error."""
+    missing = missing_upstream(notebook)
+    if not missing or not any(s in (error or "") for s in ("FileNotFoundError", "No such file", "run 0")):
+        return error
+    first = " and ".join(u[:2] for u in missing)
+    return (f"{notebook} reads the outputs of {', '.join(missing)}, which are missing: run {first} first "
+            f"(./run_all.sh --only {','.join(u[:2] for u in [*missing, notebook])}); the notebook stopped at "
+            f"{error}")
+
+
 def select(only: list[str] | None) -> list[str]:
     """Notebook names to consider, in order; ``only`` takes prefixes such as ``03``."""
     if not only:
@@ -434,8 +453,10 @@ def select(only: list[str] | None) -> list[str]:
     return [n for n in config.NOTEBOOK_NAMES if n in chosen]
 
 
-def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout) -> int:
-    """Run the pipeline; returns the process exit code (0 only if every promise is kept)."""
+def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout, *,
+        allow_partial: bool = False) -> int:
+    """Run the pipeline; returns the process exit code (0 only if every promise is kept and, unless
+    ``allow_partial``, no model is partial: answered too few of its requests, manifest ``partial``)."""
     from lib import report
 
     t0 = time.perf_counter()
@@ -495,6 +516,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         _write_state(nr, prof, run_id)
         if nr.status == "failed":
             failed = nr
+            nr.error = _upstream_hint(name, nr.error)
             print(f"{tag} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"
                   f"    executed notebook kept: {paths.OUTPUTS / nr.executed}\n    log: {paths.LOGS / (name + '.log')}",
                   file=out, flush=True)
@@ -508,6 +530,11 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     if failed:
         print(f"run stopped: notebook {failed.name} failed at {failed.error.splitlines()[0]}", file=out)
         return 1
+    if man["partial"] and not allow_partial:
+        print(f"ERROR: {len(man['partial'])} models are partial (see PARTIAL above and manifest 'partial'); their "
+              "results stand on too few answers. Run again to resume the missing requests, or pass --allow-partial "
+              "to accept them as partial", file=out)
+        return code or 1
     return code
 
 
@@ -523,6 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="print per notebook and provider the requests, expected tokens and cost; send nothing "
                              "(also outputs/dry_run.csv and .json)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="exit 0 even when a model answered too few of its requests (it stays marked partial)")
     args = parser.parse_args(argv)
     if args.dry_run:
         from lib import dryrun
@@ -531,7 +560,16 @@ def main(argv: list[str] | None = None) -> int:
     # explicit handlers: a runner started in the background inherits an ignored SIGINT otherwise
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    return run(args.profile, only=args.only, force=args.force)
+    try:
+        return run(args.profile, only=args.only, force=args.force, allow_partial=args.allow_partial)
+    except manifest.ManifestError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:      # between notebooks (loading the profile, writing the report)
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        print(f"INTERRUPTED ({signal.Signals(signum).name}) outside a notebook: no notebook was stopped half-way; "
+              "a re-run resumes", file=sys.stderr)
+        return 128 + signum
 
 
 if __name__ == "__main__":
