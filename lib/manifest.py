@@ -99,16 +99,18 @@ def stage_block(runs: list, run_id: str) -> dict:
             "this_run_s": round(sum(e["wall_s"] for e in notebooks.values() if not e["earlier_run"]), 2)}
 
 
-def partial_block() -> list[dict]:
+def partial_block(upstream: dict | None = None) -> list[dict]:
     """The models the raw store's coverage file marks partial (answered share under the threshold,
     :func:`lib.llm.collect.write_coverage`), each with the notebooks whose artifacts use it: the one
-    that collected it and every notebook downstream of that one."""
+    that collected it and every notebook downstream of that one (``upstream``: notebook -> the
+    notebooks it reads, in run order; the runner's ``lib.pipeline.UPSTREAM``)."""
     from lib.llm.collect import read_coverage
-    from lib.pipeline import UPSTREAM
+
+    upstream = upstream or {}
 
     def downstream(nb: str) -> list[str]:
         out = [nb]
-        for name, ups in UPSTREAM.items():
+        for name, ups in upstream.items():
             if any(u in out for u in ups) and name not in out:
                 out.append(name)
         return out
@@ -119,7 +121,7 @@ def partial_block() -> list[dict]:
             if e.get("partial"):
                 rows.append({"experiment": exp, "model": model, "planned": e["planned"], "answered": e["answered"],
                              "share": e["share"], "threshold": e["threshold"], "notebook": e.get("notebook"),
-                             "used_by": downstream(e["notebook"]) if e.get("notebook") in UPSTREAM else []})
+                             "used_by": downstream(e["notebook"]) if e.get("notebook") else []})
     return rows
 
 
@@ -140,8 +142,9 @@ def raw_store_block() -> dict:
             "first": [f"{r.get('shard')} line {r.get('line')}: {r.get('reason')}" for r in rows[:3]]}
 
 
-def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> dict:
-    """Assemble the manifest from the save records and this run's notebook results."""
+def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float, upstream: dict | None = None) -> dict:
+    """Assemble the manifest from the save records and this run's notebook results (``upstream``: see
+    :func:`partial_block`)."""
     commit, dirty = git_commit()
     by_nb = {r.name: r for r in runs}
     promised = set(prof.promised_ids())
@@ -166,7 +169,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         else:
             row["status"] = "missing"
         rows.append(row)
-    partial = partial_block()
+    partial = partial_block(upstream)
     for row in rows:
         models = sorted({p["model"] for p in partial if row.get("notebook") in p["used_by"]})
         if models and row["status"] == "regenerated":

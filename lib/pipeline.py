@@ -249,7 +249,37 @@ def _ipc_kernel_manager():
         def __init__(self, **kw):
             super().__init__(transport="ipc", **kw)
 
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            # the kernel's own stderr (its shutdown noise after an interruption, e.g. a zmq.error.ZMQError
+            # traceback) goes to the notebook's kernel log, not above the runner's INTERRUPTED line
+            log = os.environ.get("COMPANION_KERNEL_LOG")
+            if not log or "stderr" in kw:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            with open(log, "ab") as fh:
+                return await super()._async_launch_kernel(kernel_cmd, stderr=fh, **kw)
+
     return IPCKernelManager
+
+
+def _quiet_after_interrupt(log_path: Path) -> None:
+    """After Ctrl-C, the kernel client's threads and tasks may still report their torn-down sockets
+    (zmq.error.ZMQError); send those reports to the notebook's log instead of the terminal."""
+    import threading
+
+    def to_log(text: str) -> None:
+        try:
+            with open(log_path, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError:
+            pass
+
+    threading.excepthook = lambda a: to_log(f"after the interruption, thread {a.thread}: {a.exc_type.__name__}: "
+                                            f"{a.exc_value}")
+    sys.unraisablehook = lambda u: to_log(f"after the interruption: {u.exc_type.__name__}: {u.exc_value}")
+    for name in ("asyncio", "traitlets", "papermill", "nbclient"):
+        lg = logging.getLogger(name)
+        lg.handlers[:] = [h for h in lg.handlers if isinstance(h, logging.FileHandler)]
+        lg.propagate = False
 
 
 def running_cell(nb: dict) -> str:
@@ -360,6 +390,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
     pm_logger = logging.getLogger("papermill")
     pm_logger.addHandler(handler)
     pm_logger.setLevel(logging.INFO)
+    os.environ.update(COMPANION_KERNEL_LOG=str(paths.LOGS / f"{notebook}.kernel.log"))
     os.environ.update(COMPANION_NOTEBOOK=notebook, COMPANION_PROFILE=prof.name, COMPANION_RUN_ID=run_id,
                       COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
                       MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0")
@@ -381,6 +412,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
                      + f"\n    {first or (exc.source.strip().splitlines()[0][:100] if exc.source.strip() else '')}")
     except KeyboardInterrupt:
         run.status = "failed"
+        _quiet_after_interrupt(log_path)
         where = _running_cell_file(out)
         run.error = f"interrupted{' in ' + where if where else ''}"
         _stop_children()
@@ -400,10 +432,10 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         run.peak_rss_mb = rss.mb
         pm_logger.removeHandler(handler)
         handler.close()
-        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID"):
+        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID", "COMPANION_KERNEL_LOG"):
             os.environ.pop(k, None)
         src.unlink(missing_ok=True)
-        for f in (out, log_path):
+        for f in (out, log_path, paths.LOGS / f"{notebook}.kernel.log"):
             scrub_file(f, secrets)
     run.executed = str(out.relative_to(paths.OUTPUTS)) if out.is_file() else ""
     run.stages = stage_times_file(out)
@@ -508,7 +540,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
             _write_state(nr, prof, run_id)
             print(f"{tag} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
                   f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
-            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
             manifest.write(man)
             return 128 + exc.signum
         result.input_hash = nr.input_hash
@@ -522,7 +554,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
                   file=out, flush=True)
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
-    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
     man["claims"] = claims.write_markdown(man)
     manifest.write(man)
     report.write_index(man)

@@ -424,3 +424,16 @@ def test_a_killed_batch_run_resumes_on_a_restarted_panel_without_paying_twice(ti
         assert not journal.open_batches() and any(e["event"] == "vanished" for e in journal.events)
     finally:
         second.close()
+
+
+def test_a_batch_whose_lines_are_all_refused_fails_without_storing_them(served, tmp_path):
+    """Issue 26: every line 4xx (a model the server does not serve) was stored as client_error and the
+    run reported 0 failed; now it stops with the status, the body and the hint, storing nothing."""
+    from dataclasses import replace
+
+    from lib.llm.client import RejectedError
+
+    reqs = [replace(r, api_model="no-such-model") for r in _requests(replicates=1)[:6]]
+    with pytest.raises(RejectedError, match=r"HTTP 404.*no-such-model.*Hint: model not served"):
+        collect(reqs, _endpoint(served.url, max_requests_per_file=9), store_root=tmp_path)
+    assert not list(RawStore(tmp_path).iter_records())

@@ -142,7 +142,9 @@ def test_a_partial_model_is_marked_in_the_manifest_and_its_artifacts(isolated_ou
     monkeypatch.setenv("COMPANION_NOTEBOOK", "01_calibration")
     collect.write_coverage(paths.RAW, {("temperature_analysis", "dead"): [10, 3],
                                        ("temperature_analysis", "fine"): [10, 9]})
-    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0)
+    from lib.pipeline import UPSTREAM
+
+    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0, upstream=UPSTREAM)
     assert [(p["model"], p["answered"], p["planned"]) for p in man["partial"]] == [("dead", 3, 10)]
     assert man["partial"][0]["used_by"] == ["01_calibration", "02_collection", "03_infrastructure_benchmark",
                                             "04_interventions"]

@@ -58,8 +58,8 @@ from tqdm.auto import tqdm
 
 from lib import jsonl
 from lib.config import BatchSettings
-from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
-                            endpoint_id, grounding_of, retry_wait)
+from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, RejectedError, Request,
+                            _retry_after, _scrub, endpoint_id, grounding_of, names_model, rejection_hint, retry_wait)
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
                              any_answer, check_complete, check_endpoint, check_lost, check_prompts)
 from lib.llm.labels import llmcaller_validate
@@ -358,6 +358,10 @@ class StoreReport:
     kinds: Counter = field(default_factory=Counter)
     malformed: list = field(default_factory=list)
     seen: set = field(default_factory=set)
+    #: the provider answered a line (2xx) earlier in this run: a 4xx now is one line's fault, not a refusal
+    ok_before: bool = False
+    #: an offline engine's output file (``import``): its 4xx lines are results to store, nothing to stop
+    offline: bool = False
 
     def line(self) -> str:
         return (f"{self.lines} lines: {self.stored} attempts stored, {self.already_stored} already stored, "
@@ -404,9 +408,14 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
                 continue
             kind, status, payload, message = classify(line)
             rep.kinds[kind] += 1
-            if kind == "fatal":
-                raise FatalAPIError(f"{base_url}: batch {batch.get('id')} line {cid}: {_scrub(message, secret)}; "
-                                    "stopping the collection")
+            if kind == "fatal" or (kind == "client" and not rep.offline and (
+                    not (rep.ok_before or rep.kinds["ok"]) or names_model(status, message, ident.get("api_model", "")))):
+                body_text = _scrub(message.partition(": ")[2] if message.startswith("HTTP ") else message, secret)
+                hint = rejection_hint(status, body_text, ident.get("api_model", ""), None)
+                raise RejectedError(f"{base_url}: batch {batch.get('id')} line {cid} refused model "
+                                    f"{ident.get('api_model')}: HTTP {status}: {body_text[:500] or '(empty body)'}. "
+                                    f"Hint: {hint}. Stopped the collection (the refused line was not stored)",
+                                    status=status, body=body_text, hint=hint)
             resp = line.get("response") or {}
             if kind not in ("ok", "client"):
                 journal.fail({"custom_id": cid, "batch_id": batch.get("id") or f"import:{path.name}", "kind": kind,
@@ -548,6 +557,8 @@ class _Run:
         self.summary = CollectionSummary(requests=len(requests))
         #: failed tries journaled by earlier runs: a resumed run gets max_tries of its own (issue 18)
         self.fails_before = {cid: len(v) for cid, v in self.journal.fails.items()}
+        #: a line was answered (2xx) in this run; before that, a 4xx line is a refusal (RejectedError)
+        self.answered_any = False
 
     def plan(self) -> Iterator[tuple[str, dict, dict]]:
         """(custom_id, body, identity) of every request's next attempt, streamed. An attempt whose lines
@@ -681,7 +692,7 @@ class _Run:
                 fin.seek(offsets[cid])
                 return jsonl.loads(fin.readline())["body"]
 
-            rep = StoreReport()
+            rep = StoreReport(ok_before=self.answered_any)
             if b["status"] == "failed":
                 errs = (b.get("errors") or {}).get("data") or []
                 log.error("batch %s of %s failed: %s", b["id"], e["file"], "; ".join(x.get("message", "") for x in errs[:5]))
@@ -706,6 +717,7 @@ class _Run:
                                    "message": f"batch {b['status']}: {detail or 'no result line'}"[:500]})
                 rep.kinds[why] += 1
         self.summary.tries.update(rep.kinds)
+        self.answered_any = self.answered_any or rep.kinds["ok"] > 0
         if rep.malformed:
             log.warning("batch %s: %d malformed result lines, first: %s", b["id"], len(rep.malformed), rep.malformed[0][1])
         _checkpoint("stored")
@@ -862,7 +874,7 @@ def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
             journal = Journal(store.root)
             try:
                 rep = store_results(path, ident, store, journal, batch={"id": f"import:{path.name}"},
-                                    base_url=base_url, bodies=body)
+                                    base_url=base_url, bodies=body, report=StoreReport(offline=True))
             finally:
                 journal.close()
     finally:
