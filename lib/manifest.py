@@ -9,6 +9,9 @@ Status per registered artifact:
 ``numpy``: the version the notebooks' kernel (this environment) sorted with; the faithful tie
 rule among equally good author candidates depends on its sort kernel (lib.scholar.quirks).
 
+A model that answered too few of its requests (the raw store's ``coverage.json``) is listed in
+``partial``, and every regenerated artifact that uses it carries ``partial_models``.
+
 ``stages`` (:func:`stage_block`): per notebook its wall time, its stage times and its kernel's
 peak memory, from this run or, for a notebook skipped as unchanged, from the earlier run that
 made its outputs (``earlier_run: true``, with that run's id and finish time).
@@ -101,8 +104,52 @@ def stage_block(runs: list, run_id: str) -> dict:
             "this_run_s": round(sum(e["wall_s"] for e in notebooks.values() if not e["earlier_run"]), 2)}
 
 
-def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> dict:
-    """Assemble the manifest from the save records and this run's notebook results."""
+def partial_block(upstream: dict | None = None) -> list[dict]:
+    """The models the raw store's coverage file marks partial (answered share under the threshold,
+    :func:`lib.llm.collect.write_coverage`), each with the notebooks whose artifacts use it: the one
+    that collected it and every notebook downstream of that one (``upstream``: notebook -> the
+    notebooks it reads, in run order; the runner's ``lib.pipeline.UPSTREAM``)."""
+    from lib.llm.collect import read_coverage
+
+    upstream = upstream or {}
+
+    def downstream(nb: str) -> list[str]:
+        out = [nb]
+        for name, ups in upstream.items():
+            if any(u in out for u in ups) and name not in out:
+                out.append(name)
+        return out
+
+    rows = []
+    for exp, models in sorted(read_coverage(paths.RAW).items()):
+        for model, e in sorted(models.items()):
+            if e.get("partial"):
+                rows.append({"experiment": exp, "model": model, "planned": e["planned"], "answered": e["answered"],
+                             "share": e["share"], "threshold": e["threshold"], "notebook": e.get("notebook"),
+                             "used_by": downstream(e["notebook"]) if e.get("notebook") else []})
+    return rows
+
+
+def raw_store_block() -> dict:
+    """What the raw store's ``quarantine.jsonl`` holds: malformed shard lines moved aside (count, the
+    file, the first reasons). The collection re-asked the attempts they held of the embedded panel, or
+    stopped (a real endpoint's: :class:`lib.llm.collect.LostAttemptsError`, the notebook failed)."""
+    q = paths.RAW / "quarantine.jsonl"
+    if not q.is_file():
+        return {"quarantined_lines": 0}
+    rows = []
+    for line in q.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return {"quarantined_lines": len(rows), "quarantine": str(q),
+            "first": [f"{r.get('shard')} line {r.get('line')}: {r.get('reason')}" for r in rows[:3]]}
+
+
+def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float, upstream: dict | None = None) -> dict:
+    """Assemble the manifest from the save records and this run's notebook results (``upstream``: see
+    :func:`partial_block`)."""
     commit, dirty = git_commit()
     by_nb = {r.name: r for r in runs}
     promised = set(prof.promised_ids())
@@ -127,6 +174,11 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         else:
             row["status"] = "missing"
         rows.append(row)
+    partial = partial_block(upstream)
+    for row in rows:
+        models = sorted({p["model"] for p in partial if row.get("notebook") in p["used_by"]})
+        if models and row["status"] == "regenerated":
+            row["partial_models"] = models
     counts = {s: sum(r["status"] == s for r in rows) for s in ("regenerated", "missing", "failed", "not-data")}
     data_total = sum(r["status"] != "not-data" for r in rows)
     return {
@@ -146,16 +198,31 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         "stages": stage_block(runs, run_id),
         "summary": {**counts, "data_artifacts": data_total, "registered": len(rows),
                     "promised": len(promised),
-                    "promised_missing": sorted(r["id"] for r in rows if r["promised"] and r["status"] != "regenerated")},
+                    "promised_missing": sorted(r["id"] for r in rows if r["promised"] and r["status"] != "regenerated"),
+                    "partial_models": len(partial)},
+        "partial": partial,
+        "raw_store": raw_store_block(),
         "artifacts": rows,
     }
 
 
+class ManifestError(RuntimeError):
+    """The manifest could not be written (a full disk, a read-only folder); the old one is kept."""
+
+
 def write(man: dict) -> None:
-    paths.ensure(paths.OUTPUTS)
+    """Write ``outputs/manifest.json`` atomically; :class:`ManifestError` (the file, the reason, the fix)
+    when the disk refuses, leaving the previous manifest in place."""
     tmp = paths.MANIFEST.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(man, indent=1))
-    tmp.replace(paths.MANIFEST)
+    try:
+        paths.ensure(paths.OUTPUTS)
+        tmp.write_text(json.dumps(man, indent=1))
+        tmp.replace(paths.MANIFEST)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise ManifestError(f"could not write the manifest {paths.MANIFEST}: {e.strerror or e}; free space (or make "
+                            f"{paths.OUTPUTS} writable) and run again: the notebooks' outputs and the raw store are "
+                            "kept, and unchanged notebooks are skipped") from None
 
 
 def print_summary(man: dict, out=sys.stdout) -> int:
@@ -174,6 +241,15 @@ def print_summary(man: dict, out=sys.stdout) -> int:
         c = man["claims"]
         print(f"claims: {c['held']} held, {c['not held']} not held, {c['not applicable']} not applicable "
               f"-> {paths.CLAIMS}", file=out)
+    rs = man.get("raw_store") or {}
+    if rs.get("quarantined_lines"):
+        print(f"raw store: {rs['quarantined_lines']} malformed lines were moved to {rs['quarantine']} "
+              f"({'; '.join(rs['first'])}); the attempts they held were asked again of the embedded panel, "
+              "or their notebook failed (a real endpoint's answers cannot be asked again unchanged)", file=out)
+    for p in man.get("partial", []):
+        print(f"PARTIAL: model {p['model']} ({p['experiment']}) answered {p['answered']} of {p['planned']} requests "
+              f"({p['share']:.0%}, under {p['threshold']:.0%}); its artifacts are marked partial "
+              f"({', '.join(p['used_by']) or 'no notebook recorded'})", file=out)
     if s["promised_missing"]:
         print(f"ERROR: profile {man['profile']} promises {len(s['promised_missing'])} artifacts that are missing: "
               + " ".join(s["promised_missing"]), file=out)

@@ -249,7 +249,37 @@ def _ipc_kernel_manager():
         def __init__(self, **kw):
             super().__init__(transport="ipc", **kw)
 
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            # the kernel's own stderr (its shutdown noise after an interruption, e.g. a zmq.error.ZMQError
+            # traceback) goes to the notebook's kernel log, not above the runner's INTERRUPTED line
+            log = os.environ.get("COMPANION_KERNEL_LOG")
+            if not log or "stderr" in kw:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            with open(log, "ab") as fh:
+                return await super()._async_launch_kernel(kernel_cmd, stderr=fh, **kw)
+
     return IPCKernelManager
+
+
+def _quiet_after_interrupt(log_path: Path) -> None:
+    """After Ctrl-C, the kernel client's threads and tasks may still report their torn-down sockets
+    (zmq.error.ZMQError); send those reports to the notebook's log instead of the terminal."""
+    import threading
+
+    def to_log(text: str) -> None:
+        try:
+            with open(log_path, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError:
+            pass
+
+    threading.excepthook = lambda a: to_log(f"after the interruption, thread {a.thread}: {a.exc_type.__name__}: "
+                                            f"{a.exc_value}")
+    sys.unraisablehook = lambda u: to_log(f"after the interruption: {u.exc_type.__name__}: {u.exc_value}")
+    for name in ("asyncio", "traitlets", "papermill", "nbclient"):
+        lg = logging.getLogger(name)
+        lg.handlers[:] = [h for h in lg.handlers if isinstance(h, logging.FileHandler)]
+        lg.propagate = False
 
 
 def running_cell(nb: dict) -> str:
@@ -360,6 +390,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
     pm_logger = logging.getLogger("papermill")
     pm_logger.addHandler(handler)
     pm_logger.setLevel(logging.INFO)
+    os.environ.update(COMPANION_KERNEL_LOG=str(paths.LOGS / f"{notebook}.kernel.log"))
     os.environ.update(COMPANION_NOTEBOOK=notebook, COMPANION_PROFILE=prof.name, COMPANION_RUN_ID=run_id,
                       COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
                       MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0")
@@ -381,6 +412,7 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
                      + f"\n    {first or (exc.source.strip().splitlines()[0][:100] if exc.source.strip() else '')}")
     except KeyboardInterrupt:
         run.status = "failed"
+        _quiet_after_interrupt(log_path)
         where = _running_cell_file(out)
         run.error = f"interrupted{' in ' + where if where else ''}"
         _stop_children()
@@ -400,10 +432,10 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         run.peak_rss_mb = rss.mb
         pm_logger.removeHandler(handler)
         handler.close()
-        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID"):
+        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID", "COMPANION_KERNEL_LOG"):
             os.environ.pop(k, None)
         src.unlink(missing_ok=True)
-        for f in (out, log_path):
+        for f in (out, log_path, paths.LOGS / f"{notebook}.kernel.log"):
             scrub_file(f, secrets)
     run.executed = str(out.relative_to(paths.OUTPUTS)) if out.is_file() else ""
     run.stages = stage_times_file(out)
@@ -417,6 +449,25 @@ def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:
              "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "produced": run.produced, "run_id": run_id,
              "stages": run.stages, "peak_rss_mb": run.peak_rss_mb}
     manifest.write_state(run.name, state)
+
+
+def missing_upstream(notebook: str) -> list[str]:
+    """The notebooks ``notebook`` reads from (:data:`UPSTREAM`) whose outputs are not there: never run
+    successfully in this outputs folder, or their data folder gone."""
+    return [u for u in UPSTREAM[notebook] if manifest.read_state(u).get("status") != "ok"
+            or not (paths.DATA / u).is_dir()]
+
+
+def _upstream_hint(notebook: str, error: str) -> str:
+    """A failure on a missing file while an upstream notebook's outputs are missing says what to run first
+    (``--only 03`` without 02's outputs), before the notebook's own error."""
+    missing = missing_upstream(notebook)
+    if not missing or not any(s in (error or "") for s in ("FileNotFoundError", "No such file", "run 0")):
+        return error
+    first = " and ".join(u[:2] for u in missing)
+    return (f"{notebook} reads the outputs of {', '.join(missing)}, which are missing: run {first} first "
+            f"(./run_all.sh --only {','.join(u[:2] for u in [*missing, notebook])}); the notebook stopped at "
+            f"{error}")
 
 
 def select(only: list[str] | None) -> list[str]:
@@ -434,8 +485,10 @@ def select(only: list[str] | None) -> list[str]:
     return [n for n in config.NOTEBOOK_NAMES if n in chosen]
 
 
-def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout) -> int:
-    """Run the pipeline; returns the process exit code (0 only if every promise is kept)."""
+def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout, *,
+        allow_partial: bool = False) -> int:
+    """Run the pipeline; returns the process exit code (0 only if every promise is kept and, unless
+    ``allow_partial``, no model is partial: answered too few of its requests, manifest ``partial``)."""
     from lib import report
 
     t0 = time.perf_counter()
@@ -487,7 +540,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
             _write_state(nr, prof, run_id)
             print(f"{tag} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
                   f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
-            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
             manifest.write(man)
             return 128 + exc.signum
         result.input_hash = nr.input_hash
@@ -495,12 +548,13 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         _write_state(nr, prof, run_id)
         if nr.status == "failed":
             failed = nr
+            nr.error = _upstream_hint(name, nr.error)
             print(f"{tag} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"
                   f"    executed notebook kept: {paths.OUTPUTS / nr.executed}\n    log: {paths.LOGS / (name + '.log')}",
                   file=out, flush=True)
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
-    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0)
+    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
     man["claims"] = claims.write_markdown(man)
     manifest.write(man)
     report.write_index(man)
@@ -508,6 +562,11 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     if failed:
         print(f"run stopped: notebook {failed.name} failed at {failed.error.splitlines()[0]}", file=out)
         return 1
+    if man["partial"] and not allow_partial:
+        print(f"ERROR: {len(man['partial'])} models are partial (see PARTIAL above and manifest 'partial'); their "
+              "results stand on too few answers. Run again to resume the missing requests, or pass --allow-partial "
+              "to accept them as partial", file=out)
+        return code or 1
     return code
 
 
@@ -523,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="print per notebook and provider the requests, expected tokens and cost; send nothing "
                              "(also outputs/dry_run.csv and .json)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="exit 0 even when a model answered too few of its requests (it stays marked partial)")
     args = parser.parse_args(argv)
     if args.dry_run:
         from lib import dryrun
@@ -531,7 +592,16 @@ def main(argv: list[str] | None = None) -> int:
     # explicit handlers: a runner started in the background inherits an ignored SIGINT otherwise
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    return run(args.profile, only=args.only, force=args.force)
+    try:
+        return run(args.profile, only=args.only, force=args.force, allow_partial=args.allow_partial)
+    except manifest.ManifestError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:      # between notebooks (loading the profile, writing the report)
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        print(f"INTERRUPTED ({signal.Signals(signum).name}) outside a notebook: no notebook was stopped half-way; "
+              "a re-run resumes", file=sys.stderr)
+        return 128 + signum
 
 
 if __name__ == "__main__":

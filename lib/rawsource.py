@@ -14,7 +14,10 @@ source stays the same, and wrong when it changed:
 A store without the record (made before it existed) is taken as an earlier panel's.
 ``outputs/raw/SOURCE.json`` records the kind and, for the panel, a fingerprint of everything its
 answers depend on (``lib/panel``, ``lib/resources``, ``lib/groundtruth``, the seed, the world size
-and the profile's own models).
+and the profile's own models); for a real endpoint, each provider's host and path. A profile whose
+endpoint changed (``llm.base_url`` edited on an existing outputs folder) is refused with both
+named; every attempt also records its ``endpoint_host``, and the collector refuses to resume
+another endpoint's attempts (:func:`lib.llm.collect.check_endpoint`).
 """
 from __future__ import annotations
 
@@ -39,10 +42,24 @@ def _tree(h, root: Path) -> None:
             h.update(str(p.relative_to(paths.ROOT)).encode() + b"\0" + p.read_bytes() + b"\0")
 
 
+def endpoints_of(llm) -> dict[str, str]:
+    """The profile's real endpoints: provider name ('default' for a single ``llm.base_url``) -> the
+    base URL's host[:port] and path (what ``endpoint_host`` records per attempt, plus the path)."""
+    from urllib.parse import urlsplit
+
+    def ident(url: str) -> str:
+        u = urlsplit(url)
+        return (u.netloc + u.path.rstrip("/")) or url
+
+    if getattr(llm, "providers", None):
+        return {name: ident(p.base_url) for name, p in sorted(llm.providers.items())}
+    return {"default": ident(llm.base_url)}
+
+
 def source_of(prof) -> dict:
-    """The kind of source the profile's answers come from, and the panel's fingerprint."""
+    """The kind of source the profile's answers come from, and the panel's fingerprint or the endpoints."""
     if prof.llm.real_endpoint:
-        return {"kind": "endpoint"}
+        return {"kind": "endpoint", "endpoints": endpoints_of(prof.llm)}
     if prof.synthetic is not True:
         return {"kind": "release"}
     h = hashlib.sha256(f"seed={prof.seed};n_authors={prof.world.n_authors}".encode())
@@ -80,6 +97,17 @@ def check(prof, raw: Path | None = None, out=None) -> str | None:
             f"{prof.name!r} collects from {KIND_NAMES[want['kind']]}: resuming them would put one source's answers "
             f"behind the other's label. Move {raw} away, or give this profile outputs of its own "
             f"(COMPANION_OUTPUTS=outputs-{prof.name} ./run_all.sh --profile {prof.name})")
+    if want["kind"] == "endpoint" and have.get("kind") == "endpoint" and has_answers:
+        old = have.get("endpoints") or {}
+        changed = {n: (old[n], h) for n, h in want["endpoints"].items() if n in old and old[n] != h}
+        if changed:
+            what = "; ".join(f"{'llm.base_url' if n == 'default' else f'provider {n!r}'}: stored answers from "
+                             f"{a}, this profile sends to {b}" for n, (a, b) in changed.items())
+            raise RawSourceError(
+                f"{raw} holds answers of another endpoint ({what}; {f}). One endpoint's answers never count as "
+                f"another's: give this endpoint outputs of its own (COMPANION_OUTPUTS=outputs-<name> ./run_all.sh "
+                f"--profile {prof.name}), or move {raw} away to collect anew")
+        want = {**want, "endpoints": {**old, **want["endpoints"]}}    # a provider added: both are recorded
     if want["kind"] == "panel" and has_answers:
         dest = raw.with_name(f"raw.superseded-{time.strftime('%Y%m%d-%H%M%S')}")
         shutil.move(str(raw), dest)

@@ -124,7 +124,8 @@ selected
 
 # %%
 shares = calibration.label_shares(rule_attempts, label_col=label_col)
-fig = calibration.figure_a2(shares, scores, selected, models=list(sweep.models["key"]), synthetic=cfg.synthetic)
+fig = calibration.figure_a2(shares, scores, selected, models=list(sweep.models["key"]), synthetic=cfg.synthetic,
+                            partial=sweep.partial)
 artifacts.save_figure(fig, "lsb-figA2", synthetic=cfg.synthetic)
 
 # %% [markdown]
@@ -135,7 +136,7 @@ artifacts.save_figure(fig, "lsb-figA2", synthetic=cfg.synthetic)
 # embedded default; notebook 02 collects at the selected one).
 
 # %%
-tabA1 = calibration.table_a1(sweep.models, selected)
+tabA1 = calibration.table_a1(sweep.models, selected, partial=sweep.partial)
 artifacts.save_table(tabA1, "lsb-tabA1", synthetic=cfg.synthetic)
 tabA1
 

@@ -384,3 +384,56 @@ def test_a_full_disk_under_the_panel_batch_folder_is_answered_not_dropped(served
     assert r.status_code == 507
     msg = r.json()["error"]["message"]
     assert "No space left on device" in msg and str(served.batches.root) in msg
+
+
+@pytest.mark.parametrize("point,n", [("poll", 1), ("store_line", 5), ("created", 2)])
+def test_a_killed_batch_run_resumes_on_a_restarted_panel_without_paying_twice(tiny_world, tmp_path, monkeypatch,
+                                                                           point, n):
+    """Issue 26: SIGKILL mid-run, and the rerun's panel (a new process: its batch store is gone) answered
+    HTTP 404 batch_not_found to every rerun. A batch that vanished at the provider has its never-stored
+    lines submitted again; the stored ones are never sent again."""
+    reqs = _requests()
+    base = Served(tiny_world)
+    try:
+        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base")
+    finally:
+        base.close()
+    expected = _content(tmp_path / "base")
+    seen = {}
+
+    def checkpoint(name):
+        seen[name] = seen.get(name, 0) + 1
+        if name == point and seen[name] == n:
+            raise Kill(name)
+    monkeypatch.setattr(lb, "_checkpoint", checkpoint)
+    first, root = Served(tiny_world), tmp_path / "k"
+    try:
+        with pytest.raises(Kill):
+            collect(reqs, _endpoint(first.url, max_requests_per_file=9), store_root=root)
+    finally:
+        first.close()            # the panel process is gone, and its batches with it
+    monkeypatch.setattr(lb, "_checkpoint", lambda name: None)
+    stored_before = {r["custom_id"] for r in RawStore(root).iter_records()}
+    assert lb.Journal(root).open_batches(), "the kill must leave a journaled batch open"
+    second = Served(tiny_world)
+    try:
+        collect(reqs, _endpoint(second.url, max_requests_per_file=9), store_root=root)
+        assert _content(root) == expected and _lines(root) == len(expected)
+        assert not stored_before & set(second.batches._seen), "a stored line was sent again"
+        journal = lb.Journal(root)
+        assert not journal.open_batches() and any(e["event"] == "vanished" for e in journal.events)
+    finally:
+        second.close()
+
+
+def test_a_batch_whose_lines_are_all_refused_fails_without_storing_them(served, tmp_path):
+    """Issue 26: every line 4xx (a model the server does not serve) was stored as client_error and the
+    run reported 0 failed; now it stops with the status, the body and the hint, storing nothing."""
+    from dataclasses import replace
+
+    from lib.llm.client import RejectedError
+
+    reqs = [replace(r, api_model="no-such-model") for r in _requests(replicates=1)[:6]]
+    with pytest.raises(RejectedError, match=r"HTTP 404.*no-such-model.*Hint: model not served"):
+        collect(reqs, _endpoint(served.url, max_requests_per_file=9), store_root=tmp_path)
+    assert not list(RawStore(tmp_path).iter_records())

@@ -313,13 +313,28 @@ def _one(transport, **kw):
     return asyncio.run(go())
 
 
+def _after_ok(transport_fn, **kw):
+    """The second attempt's record on a client whose first request was answered (2xx)."""
+    req = _requests(models=("m",), families=("top_k",), replicates=1)[0]
+    seq = iter([httpx.Response(200, json={"model": "m", "choices": [{"message": {"content": "[]"}}]})])
+
+    def handler(request):
+        return next(seq, None) or transport_fn(request)
+
+    async def go():
+        async with ChatClient(_fast("http://mock/v1", **kw), transport=_mock(handler)) as c:
+            await c.attempt(req, 1)
+            return await c.attempt(req, 2)
+    return asyncio.run(go())
+
+
 def test_no_retry_for_400_and_quota_is_fatal():
     calls = Counter()
 
     def bad_request(request):
         calls["400"] += 1
         return httpx.Response(400, json={"error": {"code": 400, "message": "bad temperature"}})
-    rec = _one(_mock(bad_request))
+    rec = _after_ok(bad_request)
     assert calls["400"] == 1 and rec["status"] == "client_error" and rec["stop"] and rec["tries"] == 1
 
     def quota(request):
@@ -328,6 +343,58 @@ def test_no_retry_for_400_and_quota_is_fatal():
     with pytest.raises(FatalAPIError, match="insufficient_quota"):
         _one(_mock(quota))
     assert calls["quota"] == 1
+
+
+@pytest.mark.parametrize("status,body,hint", [
+    (401, {"error": {"message": "Authentication Error, No connected db."}}, "key rejected"),
+    (403, {"error": {"message": "forbidden for sk-canary-123"}}, "key rejected"),
+    (404, {"error": {"code": "model_not_found", "message": "The model m does not exist"}}, "model not served"),
+    (400, {"error": {"message": "Invalid model name passed in model=m. Call /v1/models"}}, "model not served"),
+    (400, None, "request shape refused"),            # llama-cpp-python's server: 400, empty body
+    (422, {"detail": [{"loc": ["body", "stream"], "msg": "bad"}]}, "request shape refused"),
+])
+def test_a_refused_first_request_stops_with_status_body_and_hint(status, body, hint, monkeypatch):
+    from lib.llm.client import RejectedError
+
+    monkeypatch.setenv("LLM_TEST_CANARY", "sk-canary-123")
+    calls = Counter()
+
+    def refuse(request):
+        calls["n"] += 1
+        return httpx.Response(status, json=body) if body is not None else httpx.Response(status)
+    with pytest.raises(RejectedError) as e:
+        _one(_mock(refuse), api_key_env="LLM_TEST_CANARY", name="gw")
+    msg = str(e.value)
+    assert calls["n"] == 1 and e.value.status == status and f"HTTP {status}" in msg and hint in msg
+    assert "provider 'gw'" in msg and "sk-canary-123" not in msg
+    said = "(empty body)" if body is None else body["error"]["message"][:12] if "error" in body else "stream"
+    assert said in msg or "[REDACTED]" in msg
+
+
+def test_a_model_not_served_stops_even_after_answers():
+    from lib.llm.client import RejectedError
+
+    with pytest.raises(RejectedError, match="model not served"):
+        _after_ok(lambda r: httpx.Response(404, json={"error": {"message": "no such model m"}}))
+
+
+def test_refused_collection_fails_without_storing(tmp_path):
+    """Every request refused (a gateway that does not map the model): the run fails, 0 attempts stored."""
+    from lib.llm.client import RejectedError
+
+    ep = _fast("http://mock/v1")
+    with pytest.raises(RejectedError, match="HTTP 400"):
+        collect(_requests()[:6], ep, store_root=tmp_path, progress=False,
+                transport=_mock(lambda r: httpx.Response(400)))
+    assert RawStore(tmp_path).records().empty
+
+
+def test_request_id_is_a_uuid():
+    import uuid
+
+    r = _requests()[0]
+    assert str(uuid.UUID(r.request_id)) == r.request_id and r.request_id == _requests()[0].request_id
+    assert len({x.request_id for x in _requests()}) == len(_requests())
 
 
 def test_retries_exhaust_into_a_failed_try_or_an_api_error_and_recover_when_possible():
@@ -719,3 +786,71 @@ def test_a_malformed_store_line_is_quarantined_and_collection_goes_on(server, tm
     assert summary.quarantined == 1 and "1 malformed store lines quarantined" in summary.line()
     assert summary.answered + summary.ended_invalid == len(reqs) and summary.failed == 0
     assert "expected a JSON object, got a JSON list" in (tmp_path / "quarantine.jsonl").read_text()
+
+
+def test_every_attempt_records_its_endpoint_and_another_endpoint_never_resumes_it(tmp_path):
+    """Issue 26: answers crossed endpoints. Each attempt stores provider, host, served model,
+    fingerprint and HTTP status; a run against another endpoint refuses the stored attempts."""
+    from lib.llm.collect import EndpointMismatchError
+
+    a, b = FakeOpenAI(), FakeOpenAI()
+    try:
+        reqs = _requests()[:4]
+        collect(reqs, _fast(a.url), store_root=tmp_path, progress=False)
+        recs = RawStore(tmp_path).records()
+        assert (recs["endpoint_host"] == f"127.0.0.1:{a.port}").all() and (recs["http_status"] == 200).all()
+        assert (recs["provider"] == "FakeProvider").all() and (recs["system_fingerprint"] == "fp_test").all()
+        assert recs["served_model"].str.endswith("-served").all()
+        idx = RawStore(tmp_path).index()
+        assert (idx["endpoint_host"] == f"127.0.0.1:{a.port}").all()
+        n_b = len(b.log)
+        with pytest.raises(EndpointMismatchError, match=rf"127.0.0.1:{a.port}.*127.0.0.1:{b.port}"):
+            collect(reqs, _fast(b.url), store_root=tmp_path, progress=False)
+        assert len(b.log) == n_b            # nothing sent to the other endpoint
+        collect(reqs, _fast(b.url), store_root=tmp_path / "b", progress=False)       # a store of its own
+        assert (RawStore(tmp_path / "b").records()["endpoint_host"] == f"127.0.0.1:{b.port}").all()
+    finally:
+        a.close()
+        b.close()
+
+
+CORRUPTIONS = {"attempt_zero": lambda rec: json.dumps({**rec, "attempt": "zero"}).encode(),
+               "json_list": lambda rec: json.dumps([rec]).encode(),
+               "not_json": lambda rec: b"this is not JSON at all",
+               "not_utf8": lambda rec: b'{"model": "\xff\xfe broken"}'}
+
+
+@pytest.mark.parametrize("kind", sorted(CORRUPTIONS))
+def test_a_corrupted_first_attempt_is_re_asked_of_the_panel_and_refused_for_a_real_endpoint(kind, server, tmp_path):
+    """Issue 26: a corrupted line that was attempt 1 of a request whose attempt 2 is valid was
+    quarantined, and the run went on with one attempt fewer (label counts changed). Now the embedded
+    panel is asked again (its answers are a function of the request: the same attempt comes back),
+    and a real endpoint's lost attempt stops the collection, naming it, before anything is sent."""
+    from lib.llm.collect import LostAttemptsError
+
+    reqs = _requests(replicates=3)
+    panel = _fast(server.url, model_id="key")            # addressed by model key: the embedded panel
+    collect(reqs, panel, store_root=tmp_path / "p", progress=False)
+    collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)       # a real endpoint's store
+    before = RawStore(tmp_path / "p").records()
+    two = before[before["attempt"] == 2].iloc[0]
+    for root in ("p", "r"):
+        shard = next((tmp_path / root).glob(f"*/{two['model']}.jsonl"))
+        lines = shard.read_bytes().splitlines(keepends=True)
+        i = next(i for i, ln in enumerate(lines) if (r := json.loads(ln))["attempt"] == 1 and all(
+            r[k] == two[k] for k in ("task", "param", "replicate")))
+        shard.write_bytes(b"".join(lines[:i] + [CORRUPTIONS[kind](json.loads(lines[i])) + b"\n"] + lines[i + 1:]))
+    sent = len(server.log)
+    summary = collect(reqs, panel, store_root=tmp_path / "p", progress=False)
+    assert summary.reasked_lost == 1 and summary.attempts_written == 1 and summary.quarantined == 1
+    after = RawStore(tmp_path / "p").records()
+    assert len(after) == len(before)
+    key = ["model", "task", "param", "replicate", "attempt"]
+    merged = before.merge(after, on=key, suffixes=("", "_now"))
+    assert len(merged) == len(before) and (merged["content"] == merged["content_now"]).all()
+    assert len(server.log) == sent + 1
+    with pytest.raises(LostAttemptsError, match=r"1 stored attempts of 1 requests are lost.*quarantine.jsonl"):
+        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)
+    assert len(server.log) == sent + 1                     # nothing sent
+    with pytest.raises(LostAttemptsError):                  # and it stays refused: the shard no longer has the line
+        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)

@@ -4,6 +4,7 @@ malformed files, labels versus the reference's rules, and the missing-input mess
 Fixtures: tests/data/release_lsb/clean (every record shape of reference §1.6, in the release's
 layouts) and tests/data/release_lsb/malformed (files the importer must report, not crash on).
 """
+import os
 import json
 
 import pytest
@@ -381,3 +382,22 @@ def test_cli_import_exits_non_zero_on_malformed_files_and_unusable_stores(tmp_pa
     assert release.main(["import", str(CLEAN), "--store", str(a_file), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert f"raw store {a_file}: a file is in the way" in err and "Traceback" not in err
+
+
+def test_import_into_a_read_only_store_says_so_without_a_traceback(tmp_path, capsys, monkeypatch):
+    """Issue 26: ``import --store`` on a read-only folder ended in a traceback on .writer.lock."""
+    import errno
+
+    from lib.llm import store as st
+
+    real_open = os.open
+
+    def read_only(path, flags, *a):
+        if str(path).endswith(".writer.lock") or flags & (os.O_WRONLY | os.O_RDWR):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *a)
+    (tmp_path / "ro").mkdir()
+    monkeypatch.setattr(st.os, "open", read_only)
+    assert release.main(["import", str(CLEAN), "--store", str(tmp_path / "ro"), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "not writable (Read-only file system" in err and ".writer.lock" in err and "Traceback" not in err

@@ -184,6 +184,29 @@ def test_same_request_same_answer_and_replicates_differ(panel, golden):
     assert Panel(SEED + 1, panel_authors).complete(lsb_body(golden["top_100"], model, 1))[2]["choices"] != a["choices"]
 
 
+def test_the_body_carries_replicate_attempt_and_try_so_a_gateway_changes_nothing(panel, golden):
+    """Issue 26: LiteLLM drops X-Replicate/X-Attempt; the body's ``user`` (what lib.llm's client
+    sends) keys the answer first, and gives the same answer as the headers did."""
+    from lib.llm.client import identity_user
+
+    model = "meta-llama/llama-3.1-8b-instruct"
+    body = {**lsb_body(golden["top_100"], model, 0), "seed": 123456}      # an attempt seed, not a replicate
+    for rep, att in ((0, 1), (2, 1), (1, 3)):
+        by_headers = panel.complete(body, {"X-Replicate": str(rep), "X-Attempt": str(att), "X-Try": "1"})[2]
+        by_body = panel.complete({**body, "user": identity_user(rep, att, 1)})[2]      # headers dropped
+        both = panel.complete({**body, "user": identity_user(rep, att, 1)},
+                              {"X-Replicate": str(rep), "X-Attempt": str(att), "X-Try": "1"})[2]
+        assert by_body["choices"] == by_headers["choices"] == both["choices"] and by_body["id"] == by_headers["id"]
+    assert (panel.complete({**body, "user": identity_user(2, 1)})[2]["choices"]
+            != panel.complete({**body, "user": identity_user(0, 1)})[2]["choices"])
+    # the client puts it in every body it sends (per request and batch lines)
+    from lib.llm.client import ChatClient, Endpoint, Request
+
+    req = Request("e", "m", "m", "top_k", "top_100", 0.5, 4, ({"role": "user", "content": "x"},))
+    c = ChatClient(Endpoint("http://x/v1"))
+    assert c.body(req, 2, 3)["user"] == "lib.llm/r4/a2/t3" and c.body(req, 2)["user"] == "lib.llm/r4/a2"
+
+
 # ---- models ----------------------------------------------------------------------------------------
 
 def test_models_listing_has_all_papers_models(panel):

@@ -143,3 +143,62 @@ def test_batch_faults_failed_lines_expiry_and_429_on_create(tmp_path):
                                                                                   "X-Attempt": att})[2]["choices"]
     finally:
         stop()
+
+
+FEAR = "The only thing we have to fear is fear itself."
+
+
+def test_the_standalone_panel_answers_unknown_quotes_on_an_empty_registry_on_both_paths(tmp_path):
+    """Issue 26: ``python -m lib.panel serve`` (no quote table: an empty QuoteRegistry) died on
+    ``_famous_cum`` for a quote it did not know: an empty chat reply, a batch failed whole."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp_path / "out"), "COMPANION_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "lib.panel", "serve", "--port", "0", "--seed", "5", "--no-world"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=paths.ROOT)
+    try:
+        url = proc.stdout.readline().strip()
+        prompt = f"Please identify the author of the following quote. Be concise and answer in maximum 1 sentence.\n\"{FEAR}\""
+        contents = []
+        for model in ("gpt-5.1", "claude-sonnet-4-6", "openai/gpt-oss-120b"):
+            body = {"model": model, "messages": [{"role": "user", "content": prompt}], "temperature": 0.7,
+                    "user": "lib.llm/r0/a1/t1"}
+            for rep in range(6):
+                r = httpx.post(url + "/chat/completions", json={**body, "user": f"lib.llm/r{rep}/a1/t1"}, timeout=30)
+                assert r.status_code == 200, r.text
+                contents.append(r.json()["choices"][0]["message"]["content"])
+        assert all(c.strip() for c in contents)
+        from openai import OpenAI
+
+        client = OpenAI(base_url=url, api_key="none")
+        lines = [{"custom_id": f"{i:04d}-r{i}-a1", "method": "POST", "url": "/v1/chat/completions",
+                  "body": {"model": "gpt-5.1", "messages": [{"role": "user", "content": prompt}], "temperature": 0.7}}
+                 for i in range(8)]
+        src = tmp_path / "in.jsonl"
+        src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+        f = client.files.create(file=open(src, "rb"), purpose="batch")
+        b = _wait(client, client.batches.create(input_file_id=f.id, endpoint="/v1/chat/completions",
+                                                completion_window="24h").id)
+        assert b.status == "completed" and b.request_counts.completed == 8, b
+        out = [json.loads(x) for x in client.files.content(b.output_file_id).text.splitlines()]
+        assert all(x["response"]["status_code"] == 200 and x["response"]["body"]["choices"][0]["message"]["content"]
+                   for x in out)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_a_panel_bug_is_a_json_error_not_a_dropped_connection(monkeypatch):
+    from lib.panel import core
+
+    panel = Panel(5)
+
+    def boom(*a, **k):
+        raise AttributeError("'QuoteRegistry' object has no attribute '_famous_cum'")
+    monkeypatch.setattr(core.Panel, "_answer", boom)
+    status, _, payload = panel.complete({"model": "gpt-5.1", "messages": [{"role": "user", "content": FEAR}]})
+    assert status == 500 and payload["error"]["code"] == "panel_error" and "_famous_cum" in payload["error"]["message"]

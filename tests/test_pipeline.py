@@ -192,6 +192,39 @@ def test_failure_names_notebook_and_cell_keeps_the_notebook_and_stops(tmp_path):
     assert nb["03_infrastructure_benchmark"]["status"] == "failed"
 
 
+def test_only_03_without_02s_outputs_says_run_02_first(tmp_path):
+    """Issue 26: ``--only 03`` on a fresh outputs folder gave a bare FileNotFoundError."""
+    prof = profile(tmp_path, notebooks="{03_infrastructure_benchmark: {read_upstream: true}}")
+    proc = run(tmp_path, "--profile", str(prof), "--only", "03")
+    assert proc.returncode == 1
+    assert "reads the outputs of 02_collection, which are missing: run 02 first (./run_all.sh --only 02,03)" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_a_full_disk_while_writing_the_manifest_is_a_message(isolated_outputs, monkeypatch, capsys):
+    """Issue 26: the runner died in manifest.write with a traceback on a full disk."""
+    import errno
+
+    from lib import manifest as mf
+    from lib import pipeline
+
+    real = Path.write_text
+
+    def full(self, *a, **k):
+        if self.name.startswith("manifest"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(self))
+        return real(self, *a, **k)
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(mf.ManifestError, match="No space left on device; free space"):
+        mf.write({"x": 1})
+    assert not list(paths.OUTPUTS.glob("manifest*"))
+    monkeypatch.setattr(pipeline, "run", lambda *a, **k: mf.write({"x": 1}))
+    monkeypatch.setattr(pipeline.signal, "signal", lambda *a: None)      # keep pytest's own handlers
+    assert pipeline.main(["--profile", "quick"]) == 1
+    err = capsys.readouterr().err
+    assert "ERROR: could not write the manifest" in err and "Traceback" not in err
+
+
 def test_a_missing_promise_fails_the_run(tmp_path):
     prof = profile(tmp_path, promises="[lsb-tab1, lsb-fig2]")
     proc = run(tmp_path, "--profile", str(prof), "--only", "01")
@@ -258,9 +291,11 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
     kernels = child_pids(proc.pid)
     assert proc.poll() is None and kernels, "the notebook never reached its slow cell"
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out
     assert "INTERRUPTED (SIGINT)" in out and "a re-run resumes" in out
+    assert "Traceback" not in err and "ZMQError" not in err, err      # issue 26: no kernel noise on the terminal
+    assert (tmp_path / "outputs/logs/03_infrastructure_benchmark.kernel.log").is_file()
     time.sleep(0.5)
     assert not [k for k in kernels if Path(f"/proc/{k}").exists()], "the kernel outlived the runner"
     again = run(tmp_path, "--profile", str(profile(tmp_path)), "--only", "03")

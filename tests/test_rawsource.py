@@ -47,7 +47,7 @@ def test_panel_answers_never_stand_behind_a_real_endpoint(tmp_path, quick):
     _store(raw)
     real = quick.model_copy(update={"synthetic": "mixed", "name": "mine",
                                     "llm": quick.llm.model_copy(update={"base_url": "http://localhost:11434/v1"})})
-    assert rawsource.source_of(real) == {"kind": "endpoint"}
+    assert rawsource.source_of(real) == {"kind": "endpoint", "endpoints": {"default": "localhost:11434/v1"}}
     with pytest.raises(rawsource.RawSourceError, match="embedded synthetic panel.*real endpoint.*COMPANION_OUTPUTS"):
         rawsource.check(real, raw)
     assert (raw / "baseline" / "shard-0.jsonl").is_file()                                 # nothing moved
@@ -78,3 +78,21 @@ def test_a_store_of_unrecorded_origin_is_not_resumed_by_the_panel(tmp_path, quic
     real = quick.model_copy(update={"synthetic": "mixed",
                                     "llm": quick.llm.model_copy(update={"base_url": "http://localhost:11434/v1"})})
     assert rawsource.check(real, raw2) is None and (raw2 / "baseline" / "shard-0.jsonl").is_file()
+
+
+def test_a_changed_base_url_never_resumes_the_other_endpoints_answers(tmp_path, quick):
+    """Issue 26: llm.base_url changed on an existing outputs folder: refused, both endpoints named."""
+    raw = tmp_path / "raw"
+
+    def real(url):
+        return quick.model_copy(update={"synthetic": "mixed", "name": "mine",
+                                        "llm": quick.llm.model_copy(update={"base_url": url})})
+    rawsource.check(real("http://localhost:11434/v1"), raw)
+    _store(raw)
+    assert rawsource.check(real("http://localhost:11434/v1"), raw) is None          # the same one resumes
+    with pytest.raises(rawsource.RawSourceError, match="localhost:11434/v1.*localhost:4000/v1.*COMPANION_OUTPUTS"):
+        rawsource.check(real("http://localhost:4000/v1"), raw)
+    # a store recorded before endpoints were: adopted, then held to it
+    (raw / rawsource.FILE).write_text('{"kind": "endpoint"}')
+    assert rawsource.check(real("http://localhost:4000/v1"), raw) is None
+    assert json.loads((raw / rawsource.FILE).read_text())["endpoints"] == {"default": "localhost:4000/v1"}

@@ -129,3 +129,31 @@ def test_index_shows_claims_table_per_paper_and_claims_on_cards(built_index, mon
     assert 'href="#claim-ab-flip-vs-boost"' in card and "not held" in card
     lsb = html[html.index("<h2>LLMScholarBench"):html.index("<h2>Authority bias")]
     assert "Claims:" not in lsb
+
+
+def test_a_partial_model_is_marked_in_the_manifest_and_its_artifacts(isolated_outputs, monkeypatch):
+    """Issue 26: a model that answered too few requests is *partial* in the manifest, on every artifact
+    of the notebook that collected it and of those downstream, and in the printed summary."""
+    import io
+
+    from lib.llm import collect
+
+    fig, ax = plt.subplots()
+    ax.bar(["a"], [1])
+    artifacts.save_figure(fig, "lsb-figA2", synthetic=True)            # notebook 01
+    artifacts.save_table(pd.DataFrame({"x": [1]}), "ab-tab5", synthetic=True)   # notebook 05: not downstream
+    monkeypatch.setenv("COMPANION_NOTEBOOK", "01_calibration")
+    collect.write_coverage(paths.RAW, {("temperature_analysis", "dead"): [10, 3],
+                                       ("temperature_analysis", "fine"): [10, 9]})
+    from lib.pipeline import UPSTREAM
+
+    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0, upstream=UPSTREAM)
+    assert [(p["model"], p["answered"], p["planned"]) for p in man["partial"]] == [("dead", 3, 10)]
+    assert man["partial"][0]["used_by"] == ["01_calibration", "02_collection", "03_infrastructure_benchmark",
+                                            "04_interventions"]
+    rows = {r["id"]: r for r in man["artifacts"]}
+    assert rows["lsb-figA2"]["partial_models"] == ["dead"] and "partial_models" not in rows["ab-tab5"]
+    out = io.StringIO()
+    manifest.print_summary(man, out=out)
+    assert "PARTIAL: model dead (temperature_analysis) answered 3 of 10 requests (30%" in out.getvalue()
+    assert collect.partial_models(experiment="temperature_analysis").keys() == {"dead"}

@@ -158,3 +158,29 @@ def test_table_a1_and_figure_a2():
     outlined = [p for p in ax.patches if not p.get_fill()]
     assert len(outlined) == 1 and math.isclose(outlined[0].get_x(), 1 - 0.4)
     assert "SYNTHETIC" in fig._suptitle.get_text()
+
+
+def test_a_model_not_scored_or_partial_is_never_shown_at_its_lowest_temperature():
+    """Issue 26: a model that never answered had 0.0 as its 'selected' temperature in Table A.1, an
+    outline at 0 in Fig. A.2 and 0.0 in the comparison; now it is empty, unoutlined and missing."""
+    from lib.scholar import published as lsb_published
+
+    models = lsb_models.load_models()
+    sel = pd.DataFrame({"model": models["key"], "temperature": 0.25, "scored": True})
+    dead = "llama-3.1-8b"
+    sel.loc[sel["model"] == dead, ["temperature", "scored"]] = [0.0, False]
+    tab = cal.table_a1(models, sel, partial={dead: 0.0, "gemma-3-12b": 0.5}).set_index("Model")
+    assert math.isnan(tab.loc[dead, "Temper. (selected)"]) and tab.loc[dead, "Note"] == "not scored; partial: answered 0%"
+    assert tab.loc["gemma-3-12b", "Note"] == "partial: answered 50%" and tab.loc["gemma-3-12b", "Temper. (selected)"] == 0.25
+    assert (tab.drop(index=[dead, "gemma-3-12b"])["Note"] == "").all()
+    cmp = lsb_published.lsb_temperatures(sel.assign(fact_mean=.5, fact_std=.1, f_valid=1.0))
+    row = cmp[(cmp["row"] == dead) & (cmp["column"] == "temperature")].iloc[0]
+    assert math.isnan(row["regenerated"])
+    shares = pd.DataFrame({"model": ["a", "a"], "temperature": [0.0, 1.0], "invalid": [1.0, 1.0]})
+    scores = pd.DataFrame({"model": ["a", "a"], "temperature": [0.0, 1.0], "fact_mean": [np.nan] * 2,
+                           "fact_std": [np.nan] * 2})
+    fig = cal.figure_a2(shares, scores, pd.DataFrame({"model": ["a"], "temperature": [0.0], "scored": [False]}),
+                        models=["a"], synthetic=True, partial={"a": 0.1})
+    ax = fig.axes[0]
+    assert not [p for p in ax.patches if not p.get_fill()] and "not scored" in ax.get_title()
+    assert "partial: answered 10%" in ax.get_title()

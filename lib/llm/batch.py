@@ -58,10 +58,10 @@ from tqdm.auto import tqdm
 
 from lib import jsonl
 from lib.config import BatchSettings
-from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, Request, _retry_after, _scrub,
-                            grounding_of, retry_wait)
+from lib.llm.client import (CLIENT_VERSION, ChatClient, Endpoint, FatalAPIError, RejectedError, Request,
+                            _retry_after, _scrub, endpoint_id, grounding_of, names_model, rejection_hint, retry_wait)
 from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, BudgetExceeded, CollectionSummary, _check, _run_sync, _spend,
-                             any_answer, check_complete, check_prompts)
+                             any_answer, check_complete, check_endpoint, check_lost, check_prompts)
 from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
@@ -74,6 +74,12 @@ INFRA_FAILURE = {"is_valid": False, "message": "Infrastructure failure - API cal
 
 class BatchError(RuntimeError):
     """A batch request the provider refused for good (bad input, wrong endpoint)."""
+
+
+class BatchGone(BatchError):
+    """The provider no longer has a batch or file (HTTP 404): it expired or was deleted there, or the
+    provider restarted (the embedded panel keeps its batches per process). Its lines that were never
+    stored are planned again; stored ones never are."""
 
 
 def _checkpoint(name: str) -> None:
@@ -174,9 +180,9 @@ class Journal:
         return {e[key]: e for e in self.events if e["event"] == kind}
 
     def open_batches(self) -> list[dict]:
-        """Created batches whose results are not stored yet, in creation order."""
-        stored = self._by("stored", "batch_id")
-        return [e for e in self.events if e["event"] == "created" and e["batch_id"] not in stored]
+        """Created batches whose results are not stored yet (nor gone at the provider), in creation order."""
+        done = self._by("stored", "batch_id").keys() | self._by("vanished", "batch_id").keys()
+        return [e for e in self.events if e["event"] == "created" and e["batch_id"] not in done]
 
     def unconfirmed_creates(self) -> list[dict]:
         created = {e["file_id"] for e in self.events if e["event"] == "created"}
@@ -307,7 +313,7 @@ def classify(line: dict) -> tuple[str, int | None, Any, str]:
 
 def _record(ident: dict, body: dict | None, kind: str, status: int | None, payload, message: str, *, base_url: str,
             batch: dict, cid: str, line_id: str | None, req_id: str | None, try_log: list[dict],
-            validate: Callable) -> dict:
+            validate: Callable, endpoint: str | None = None, endpoint_name: str | None = None) -> dict:
     """The raw-store record of one attempt, the same fields as :meth:`ChatClient.attempt` writes, plus batch ids."""
     ok = kind == "ok"
     payload = payload if isinstance(payload, dict) else None
@@ -316,7 +322,8 @@ def _record(ident: dict, body: dict | None, kind: str, status: int | None, paylo
     rec = {k: ident[k] for k in ("experiment", "model", "task", "param", "temperature", "replicate", "attempt",
                                  "request_id", "prompt_sha256", "sub_provider")}
     rec.update({
-        "base_url": base_url, "requested_model": ident["api_model"], "request": body,
+        "base_url": base_url, "endpoint_host": endpoint, "endpoint_name": endpoint_name,
+        "requested_model": ident["api_model"], "request": body,
         "status": {"ok": "ok", "client": "client_error"}.get(kind, "api_error"), "stop": kind == "client",
         "http_status": status,
         "error": None if ok else {"kind": kind, "code": status, "message": message},
@@ -351,6 +358,10 @@ class StoreReport:
     kinds: Counter = field(default_factory=Counter)
     malformed: list = field(default_factory=list)
     seen: set = field(default_factory=set)
+    #: the provider answered a line (2xx) earlier in this run: a 4xx now is one line's fault, not a refusal
+    ok_before: bool = False
+    #: an offline engine's output file (``import``): its 4xx lines are results to store, nothing to stop
+    offline: bool = False
 
     def line(self) -> str:
         return (f"{self.lines} lines: {self.stored} attempts stored, {self.already_stored} already stored, "
@@ -360,7 +371,8 @@ class StoreReport:
 def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: Journal, *, batch: dict,
                   base_url: str, bodies: Callable[[str], dict | None], validate: Callable | None = None,
                   report: StoreReport | None = None, secret: str | None = None,
-                  cost: Callable[[dict], None] | None = None) -> StoreReport:
+                  cost: Callable[[dict], None] | None = None, endpoint: str | None = None,
+                  endpoint_name: str | None = None) -> StoreReport:
     """Store every line of a batch output or error file (streamed) as attempts or failed tries.
 
     ``plan`` maps custom ids to identities (:func:`read_plan`); ``bodies(custom_id)`` returns the
@@ -396,9 +408,14 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
                 continue
             kind, status, payload, message = classify(line)
             rep.kinds[kind] += 1
-            if kind == "fatal":
-                raise FatalAPIError(f"{base_url}: batch {batch.get('id')} line {cid}: {_scrub(message, secret)}; "
-                                    "stopping the collection")
+            if kind == "fatal" or (kind == "client" and not rep.offline and (
+                    not (rep.ok_before or rep.kinds["ok"]) or names_model(status, message, ident.get("api_model", "")))):
+                body_text = _scrub(message.partition(": ")[2] if message.startswith("HTTP ") else message, secret)
+                hint = rejection_hint(status, body_text, ident.get("api_model", ""), None)
+                raise RejectedError(f"{base_url}: batch {batch.get('id')} line {cid} refused model "
+                                    f"{ident.get('api_model')}: HTTP {status}: {body_text[:500] or '(empty body)'}. "
+                                    f"Hint: {hint}. Stopped the collection (the refused line was not stored)",
+                                    status=status, body=body_text, hint=hint)
             resp = line.get("response") or {}
             if kind not in ("ok", "client"):
                 journal.fail({"custom_id": cid, "batch_id": batch.get("id") or f"import:{path.name}", "kind": kind,
@@ -410,7 +427,8 @@ def store_results(path: Path, plan: dict[str, dict], store: RawStore, journal: J
                 t["try"] = i
             check = validate or VALIDATORS.get(ident.get("validate"), llmcaller_validate)
             rec = _record(ident, bodies(cid), kind, status, payload, message, base_url=base_url, batch=batch, cid=cid,
-                          line_id=line.get("id"), req_id=resp.get("request_id"), try_log=tries, validate=check)
+                          line_id=line.get("id"), req_id=resp.get("request_id"), try_log=tries, validate=check,
+                          endpoint=endpoint, endpoint_name=endpoint_name)
             if cost is not None:
                 cost(rec)
             store.append(_scrub(rec, secret) if secret else rec)
@@ -442,7 +460,8 @@ class BatchClient:
         text = _scrub(r.text[:500], self.key)
         if r.status_code in (401, 402, 403) or "insufficient_quota" in text:
             raise FatalAPIError(f"{self.endpoint.base_url}: {what}: HTTP {r.status_code}: {text}")
-        raise BatchError(f"{self.endpoint.base_url}: {what}: HTTP {r.status_code}: {text}")
+        raise (BatchGone if r.status_code == 404 else BatchError)(
+            f"{self.endpoint.base_url}: {what}: HTTP {r.status_code}: {text}")
 
     async def _call(self, what: str, method: str, url: str, **kw) -> httpx.Response:
         """One API call with retries of 429/5xx/transport errors (Retry-After honoured)."""
@@ -538,6 +557,8 @@ class _Run:
         self.summary = CollectionSummary(requests=len(requests))
         #: failed tries journaled by earlier runs: a resumed run gets max_tries of its own (issue 18)
         self.fails_before = {cid: len(v) for cid, v in self.journal.fails.items()}
+        #: a line was answered (2xx) in this run; before that, a 4xx line is a refusal (RejectedError)
+        self.answered_any = False
 
     def plan(self) -> Iterator[tuple[str, dict, dict]]:
         """(custom_id, body, identity) of every request's next attempt, streamed. An attempt whose lines
@@ -589,7 +610,15 @@ class _Run:
             self.journal.event("uploaded", file=path.name, sha256=f["sha256"], file_id=fid)
         self.journal.event("creating", file_id=fid, file=path.name, n=f["n"])
         _checkpoint("create")
-        b = await client.create(fid, path.name)
+        try:
+            b = await client.create(fid, path.name)
+        except BatchGone:       # the uploaded file is gone (the provider deleted it or restarted): upload again
+            log.warning("input file %s of %s is gone at the provider; uploading it again", fid, path.name)
+            self.journal.event("deleted", file_id=fid, gone=True)
+            fid = (await client.upload(path))["id"]
+            self.journal.event("uploaded", file=path.name, sha256=f["sha256"], file_id=fid)
+            self.journal.event("creating", file_id=fid, file=path.name, n=f["n"])
+            b = await client.create(fid, path.name)
         _checkpoint("created")
         return self.journal.event("created", batch_id=b["id"], file_id=fid, file=path.name, n=f["n"],
                                   base_url=self.endpoint.base_url)
@@ -615,7 +644,13 @@ class _Run:
                 progressed = False
                 for bid, e in list(pending.items()):
                     _checkpoint("poll")
-                    b = await client.retrieve(bid)
+                    try:
+                        b = await client.retrieve(bid)
+                    except BatchGone as exc:
+                        self.vanished(e, exc)
+                        pending.pop(bid)
+                        progressed = True
+                        continue
                     bar.set_postfix_str(f"${self.ledger.spent - self.ledger.spent_before:.4f}", refresh=False)
                     c = b.get("request_counts") or {}
                     n = int(c.get("completed") or 0) + int(c.get("failed") or 0)
@@ -625,13 +660,27 @@ class _Run:
                         progressed = True
                     if b["status"] not in TERMINAL:
                         break       # the later batches are queued behind this one: one poll per sweep
-                    await self.store_batch(client, e, b)
+                    try:
+                        await self.store_batch(client, e, b)
+                    except BatchGone as exc:        # its output file is gone: what was stored stays
+                        self.vanished(e, exc)
                     pending.pop(bid)
                     progressed = True
                 if pending:
                     wait = self.opts.poll_initial_s if progressed else min(wait * self.opts.poll_factor,
                                                                            self.opts.poll_max_s)
                     await asyncio.sleep(wait)
+
+    def vanished(self, e: dict, exc: BatchGone) -> None:
+        """A journaled batch the provider no longer has: journal it (and its input file) as gone, so
+        the next round plans its lines that were never stored; the stored ones stay and are not sent."""
+        left = sum(1 for r in self.requests if self.store.next_attempt(r, self.max_attempts) is not None)
+        log.warning("batch %s of %s is gone at the provider (%s); its lines that were never stored are submitted "
+                    "again (%d requests still open), stored lines are kept and not sent again",
+                    e["batch_id"], e["file"], str(exc)[:200], left)
+        self.journal.event("vanished", batch_id=e["batch_id"], file_id=e["file_id"], reason=str(exc)[:300])
+        self.journal.event("deleted", file_id=e["file_id"], gone=True)
+        self.summary.tries["batch_vanished"] += 1
 
     async def store_batch(self, client: BatchClient, e: dict, b: dict) -> None:
         src = self.journal.files_dir / e["file"]
@@ -643,7 +692,7 @@ class _Run:
                 fin.seek(offsets[cid])
                 return jsonl.loads(fin.readline())["body"]
 
-            rep = StoreReport()
+            rep = StoreReport(ok_before=self.answered_any)
             if b["status"] == "failed":
                 errs = (b.get("errors") or {}).get("data") or []
                 log.error("batch %s of %s failed: %s", b["id"], e["file"], "; ".join(x.get("message", "") for x in errs[:5]))
@@ -654,7 +703,8 @@ class _Run:
                     await client.download(b[key], dest)
                     store_results(dest, plan, self.store, self.journal, batch=b, base_url=self.endpoint.base_url,
                                   bodies=body, validate=self.validate, report=rep, secret=client.key,
-                                  cost=self.settle)
+                                  cost=self.settle, endpoint=endpoint_id(self.endpoint),
+                                  endpoint_name=self.endpoint.name)
                     if not self.opts.keep_files:
                         dest.unlink(missing_ok=True)
         # lines in neither file did not run (failed or cancelled batch): a failed try each
@@ -667,6 +717,7 @@ class _Run:
                                    "message": f"batch {b['status']}: {detail or 'no result line'}"[:500]})
                 rep.kinds[why] += 1
         self.summary.tries.update(rep.kinds)
+        self.answered_any = self.answered_any or rep.kinds["ok"] > 0
         if rep.malformed:
             log.warning("batch %s: %d malformed result lines, first: %s", b["id"], len(rep.malformed), rep.malformed[0][1])
         _checkpoint("stored")
@@ -696,6 +747,8 @@ class _Run:
     async def run(self) -> CollectionSummary:
         t0 = time.perf_counter()
         check_prompts(self.requests, self.store)
+        check_endpoint(self.requests, self.store, self.endpoint)
+        self.summary.reasked_lost = check_lost(self.requests, self.store, self.endpoint)
         self._before = self._ended()
         self.summary.already_complete = sum(self.store.next_attempt(r, self.max_attempts) is None for r in self.requests)
         async with BatchClient(self.endpoint, self.opts, self.transport) as client:
@@ -821,7 +874,7 @@ def import_output(path: Path | str, plan: Sequence[Path | str] | None = None, *,
             journal = Journal(store.root)
             try:
                 rep = store_results(path, ident, store, journal, batch={"id": f"import:{path.name}"},
-                                    base_url=base_url, bodies=body)
+                                    base_url=base_url, bodies=body, report=StoreReport(offline=True))
             finally:
                 journal.close()
     finally:

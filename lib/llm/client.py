@@ -9,10 +9,13 @@ Inside an attempt an infrastructure loop retries transient failures (reference Â
 honest): 429 rate limits (waiting ``Retry-After`` when given), 5xx and 408, timeouts, connection
 errors, HTTP 200 bodies that carry an ``error`` (OpenRouter reports errors raised during
 generation that way) and unparsable bodies, with exponential backoff
-``min(base * 2**(k-1), max)``. Nothing is retried for 400/404/422 (the request is wrong: the
-attempt is stored with ``stop=True``), and 401/402/403 or ``insufficient_quota`` stop the whole
-collection (:class:`FatalAPIError`) without storing anything, so a resumed run with a fixed key
-continues where it stopped.
+``min(base * 2**(k-1), max)``. Nothing is retried for a 4xx. A refusal of the requests
+themselves stops that provider at once with :class:`RejectedError` (status, scrubbed body and a
+hint: key rejected, model not served, request shape refused) without storing anything, so a
+resumed run with the fix continues where it stopped: 401/402/403 or ``insufficient_quota``, a
+model not served (404, or a 400/422 body naming the model: :func:`names_model`), and any 4xx
+before the endpoint's first 2xx answer of the run. A later 400/422 is one request's fault: the
+attempt is stored with ``stop=True``.
 
 When the retries run out, what the last try was decides what the record means
 (docs/failures.md has the full table):
@@ -43,6 +46,7 @@ import logging
 import os
 import random
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
@@ -53,6 +57,8 @@ import httpx
 log = logging.getLogger("lib.llm.client")
 FATAL_STATUS = (401, 402, 403)
 CLIENT_VERSION = "lib.llm/1"
+#: the namespace of the request ids (uuid5 of the request key)
+REQUEST_ID_NAMESPACE = uuid.UUID("6f1c2a1e-3b7d-5c39-9a51-0d8e7c4b2f60")
 
 
 #: try kinds that are failures of the way to the model, not answers of the provider
@@ -65,8 +71,55 @@ class FatalAPIError(RuntimeError):
     """Authentication, credit or quota failure: stop collecting (nothing is stored)."""
 
 
+class RejectedError(FatalAPIError):
+    """The provider refused the requests themselves (key rejected, model not served, request shape
+    refused): re-asking cannot help, so that provider is stopped at once. Carries the ``status``,
+    the ``body`` (scrubbed of the key) and the ``hint`` of :func:`rejection_hint`."""
+
+    def __init__(self, message: str, *, status: int | None = None, body: str = "", hint: str = ""):
+        super().__init__(message)
+        self.status, self.body, self.hint = status, body, hint
+
+
+def names_model(status: int | None, text: str, model: str) -> bool:
+    """Whether an error answer says the model is not served: HTTP 404, a ``model_not_found`` code, or a
+    400/422 body naming the requested model next to the word 'model' (LiteLLM, vLLM, Ollama say so)."""
+    import re
+
+    low = (text or "").lower()
+    if status == 404 or "model_not_found" in low:
+        return True
+    named = bool(model) and re.search(rf"(?<![\w/-]){re.escape(model.lower())}(?![\w/-])", low) is not None
+    return status in (400, 422) and named and re.search(r"\bmodel", low) is not None
+
+
+def rejection_hint(status: int | None, text: str, model: str, key_env: str | None) -> str:
+    """What a refused request most likely means, and the fix."""
+    if status in (401, 403) or (status == 400 and "no connected db" in (text or "").lower()):
+        where = f"the variable {key_env} (endpoint api_key_env)" if key_env else "a key (api_key_env names none)"
+        return f"key rejected: check {where}; the endpoint does not accept it"
+    if status == 402 or "insufficient_quota" in (text or ""):
+        return "credit or quota exhausted: top up the account or raise its limit, then run again to resume"
+    if names_model(status, text, model):
+        return (f"model not served: the endpoint does not serve {model!r}; check the model table's api_model "
+                "(or the gateway's model list) and the profile's llm.routes")
+    return ("request shape refused: the endpoint answered the first requests with a 4xx, so it does not take "
+            "this request body (an OpenAI chat-completions body; see the response above)")
+
+
 class EndpointDownError(RuntimeError):
     """The circuit breaker: too many consecutive infrastructure failures; the endpoint looks down."""
+
+
+def endpoint_id(endpoint: "Endpoint") -> str:
+    """Who answers an endpoint's requests, as stored with every attempt (``endpoint_host``): 'panel'
+    for the embedded panel (addressed by model key; its port changes each run), else the base URL's
+    host[:port] (e.g. 'openrouter.ai', '127.0.0.1:4000')."""
+    from urllib.parse import urlsplit
+
+    if endpoint.model_id == "key":
+        return "panel"
+    return urlsplit(endpoint.base_url).netloc or endpoint.base_url
 
 
 def is_http_url(url) -> bool:
@@ -303,12 +356,20 @@ class Request:
 
     @property
     def request_id(self) -> str:
-        return hashlib.sha256(json.dumps(self.key).encode()).hexdigest()[:20]
+        """A UUID (version 5, from the request key: the same request has the same id in every run).
+        Servers such as llama-cpp-python's refuse an ``X-Request-Id`` that is not a UUID."""
+        return str(uuid.uuid5(REQUEST_ID_NAMESPACE, json.dumps(self.key)))
 
     @property
     def prompt_sha256(self) -> str:
         from lib.llm.prompts import prompt_sha256
         return prompt_sha256(list(self.messages))
+
+
+def identity_user(replicate: int, attempt: int, try_: int | None = None) -> str:
+    """The body's ``user`` field: ``lib.llm/r<replicate>/a<attempt>[/t<try>]`` (an OpenAI end-user id;
+    what :mod:`lib.panel` reads the replicate, attempt and try from, before the X- headers)."""
+    return f"lib.llm/r{int(replicate)}/a{int(attempt)}" + (f"/t{int(try_)}" if try_ is not None else "")
 
 
 def attempt_seed(seed: int | None, replicate: int, attempt: int) -> int | None:
@@ -385,6 +446,8 @@ class ChatClient:
         self.counts: Counter = Counter()
         self._rng = random.Random(0)
         self._down_streak = 0            # consecutive DOWN_KINDS tries (the circuit breaker)
+        #: 2xx answers so far: a 4xx before the first one means the endpoint refuses the request shape
+        self.answered = 0
 
     async def __aenter__(self) -> "ChatClient":
         limits = httpx.Limits(max_connections=self.endpoint.max_concurrency,
@@ -402,9 +465,14 @@ class ChatClient:
             self._http = None
 
     # ---- one HTTP try ---------------------------------------------------------------------------
-    def body(self, req: Request, attempt: int) -> dict:
+    def body(self, req: Request, attempt: int, try_: int | None = None) -> dict:
+        """The chat-completions body of (``req``, ``attempt``), HTTP try ``try_`` (None: the batch path,
+        whose provider numbers the tries). ``user`` carries the replicate, attempt and try
+        (:func:`identity_user`): gateways such as LiteLLM forward the body's OpenAI fields and drop
+        custom headers, and the embedded panel keys its answers on them."""
         body: dict[str, Any] = {"model": req.api_model, "messages": list(req.messages),
-                                "temperature": req.temperature, "stream": False}
+                                "temperature": req.temperature, "stream": False,
+                                "user": identity_user(req.replicate, attempt, try_)}
         seed = attempt_seed(req.seed, req.replicate, attempt)
         if seed is not None:
             body["seed"] = seed
@@ -453,12 +521,21 @@ class ChatClient:
                 return _Try("bad_json", message=f"HTTP 200 without choices: {r.text[:200]}", **base)
             return _Try("ok", **base)
         if "insufficient_quota" in err_text or status in FATAL_STATUS:
-            return _Try("fatal", message=f"HTTP {status}: {err_text[:300]}", **base)
+            return _Try("fatal", message=f"HTTP {status}: {(err_text or r.text)[:500]}", **base)
         if status == 429:
             return _Try("rate_limit", message=f"HTTP 429: {err_text[:300]}", **base)
         if status >= 500 or status == 408:
             return _Try("server", message=f"HTTP {status}: {err_text[:300]}", **base)
-        return _Try("client", message=f"HTTP {status}: {err_text[:300]}", **base)
+        return _Try("client", message=f"HTTP {status}: {(err_text or r.text)[:500]}", **base)
+
+    def rejected(self, t: _Try, req: Request, key: str | None) -> RejectedError:
+        """The error that stops this provider: who refused what, the status, the body, the hint."""
+        body = _scrub(t.message.partition(": ")[2] if t.message.startswith("HTTP ") else t.message, key) or "(empty body)"
+        hint = rejection_hint(t.status, body, req.api_model, self.endpoint.api_key_env)
+        who = f"provider {self.endpoint.name!r} ({self.endpoint.base_url})" if self.endpoint.name else self.endpoint.base_url
+        return RejectedError(f"{who} refused model {req.api_model}: HTTP {t.status}: {body[:500]}. Hint: {hint}. "
+                             "Stopped sending to it (nothing of the refused request was stored)",
+                             status=t.status, body=body, hint=hint)
 
     def _wait(self, t: _Try, k: int) -> float:
         if t.retry_after is not None:
@@ -480,11 +557,12 @@ class ChatClient:
     async def attempt(self, req: Request, attempt: int, first_try: int = 1) -> dict:
         """Run attempt ``attempt`` of ``req`` (with infrastructure retries); return its record.
 
-        Raises :class:`FatalAPIError` on 401/402/403/insufficient_quota and
+        Raises :class:`RejectedError` (a :class:`FatalAPIError`) on a refusal (module docstring) and
         :class:`EndpointDownError` when the circuit breaker trips. The record's ``status`` is
         'ok' (a response with choices), 'api_error' (retries exhausted on an error the provider
         returned: an attempt), 'infra_error' (retries exhausted on an infrastructure failure: a
-        failed try, not an attempt) or 'client_error' (400-type, ``stop=True``: re-asking cannot help).
+        failed try, not an attempt) or 'client_error' (a 400-type answer after the endpoint answered
+        others, ``stop=True``: re-asking cannot help).
         ``first_try`` numbers the HTTP tries (header ``X-Try``) after those that earlier failed
         tries of this attempt already spent, so a resumed attempt is not the same try again.
         """
@@ -493,16 +571,18 @@ class ChatClient:
                    "X-Request-Id": req.request_id, "X-Replicate": str(req.replicate), "X-Attempt": str(attempt)}
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body = self.body(req, attempt)
+        body = self.body(req, attempt)      # stored: the body of every try but for the try in ``user``
         started = _now()
         try_log: list[dict] = []
         t = _Try("connection")
         for k in range(1, self.endpoint.max_tries + 1):
-            t = await self._send(body, {**headers, "X-Try": str(first_try + k - 1)})
+            t = await self._send(self.body(req, attempt, first_try + k - 1), {**headers, "X-Try": str(first_try + k - 1)})
             self.counts[t.kind] += 1
-            if t.kind == "fatal":
-                raise FatalAPIError(f"{self.endpoint.base_url}: {_scrub(t.message, key)} "
-                                    f"(model {req.api_model}); stopping the collection")
+            if t.kind == "ok":
+                self.answered += 1
+            if t.kind == "fatal" or (t.kind == "client" and (self.answered == 0 or names_model(
+                    t.status, t.message, req.api_model))):
+                raise self.rejected(t, req, key)
             self._breaker(t)
             if t.kind in ("ok", "client"):
                 break
@@ -520,7 +600,9 @@ class ChatClient:
             "experiment": req.experiment, "model": req.model, "task": req.task, "param": req.param,
             "temperature": float(req.temperature), "replicate": int(req.replicate), "attempt": int(attempt),
             "request_id": req.request_id, "prompt_sha256": req.prompt_sha256,
-            "base_url": self.endpoint.base_url, "requested_model": req.api_model, "sub_provider": req.sub_provider,
+            "base_url": self.endpoint.base_url, "endpoint_host": endpoint_id(self.endpoint),
+            "endpoint_name": self.endpoint.name,
+            "requested_model": req.api_model, "sub_provider": req.sub_provider,
             "request": body,
             "status": {"ok": "ok", "client": "client_error"}.get(t.kind, "infra_error" if t.kind in INFRA_KINDS
                                                                    else "api_error"),

@@ -104,6 +104,14 @@ class CollectionSummary:
     providers: dict = field(default_factory=dict)
     #: USD the attempts of this run cost (from their usage; lib.llm.spend)
     cost_usd: float = 0.0
+    #: lost attempts (quarantined lines below stored attempts) asked again of the embedded panel
+    reasked_lost: int = 0
+    #: (experiment, model) -> [planned, answered] requests (:func:`write_coverage`)
+    coverage: dict = field(default_factory=dict)
+
+    def partial(self) -> dict[tuple[str, str], float]:
+        """(experiment, model) -> answered share, for models under :data:`MIN_ANSWERED_SHARE`."""
+        return {k: a / p for k, (p, a) in self.coverage.items() if p and a / p < MIN_ANSWERED_SHARE}
 
     def line(self) -> str:
         return (f"{self.requests} requests ({self.already_complete} already complete), {self.attempts_written} attempts "
@@ -112,9 +120,13 @@ class CollectionSummary:
                 + self.completeness())
 
     def completeness(self) -> str:
+        part = self.partial()
         return (f"completeness: {self.requests} planned, {self.answered} answered, {self.ended_invalid} ended "
                 f"without a valid answer, {self.failed} failed (retryable)"
-                + (f"; {self.quarantined} malformed store lines quarantined" if self.quarantined else ""))
+                + (f"; {self.quarantined} malformed store lines quarantined" if self.quarantined else "")
+                + (f"; {self.reasked_lost} lost attempts re-asked" if self.reasked_lost else "")
+                + (f"; PARTIAL (answered under {MIN_ANSWERED_SHARE:.0%}): " + ", ".join(
+                    f"{m} {v:.0%}" for (_, m), v in sorted(part.items())) if part else ""))
 
 
 class CollectionError(RuntimeError):
@@ -154,6 +166,59 @@ def check_prompts(requests: Sequence[Request], store: RawStore) -> None:
                                  "use a new experiment name for changed prompts")
 
 
+class LostAttemptsError(ValueError):
+    """Stored attempts of the planned requests miss earlier ones (quarantined lines), and the endpoint
+    is a real one: re-asking would not give the lost answer back, and a later attempt exists only
+    because of it, so the collection stops and says which."""
+
+
+def check_lost(requests: Sequence[Request], store: RawStore, endpoint: Endpoint) -> int:
+    """The lost attempts of ``requests`` (:meth:`RawStore.holes`: quarantined lines below stored
+    attempts). The embedded panel answers a re-ask exactly as before, so there they are asked again
+    (returns how many); a real endpoint's are refused with :class:`LostAttemptsError`."""
+    from lib.llm.client import endpoint_id
+
+    lost = [(r, store.holes(r)) for r in requests]
+    lost = [(r, h) for r, h in lost if h]
+    n = sum(len(h) for _, h in lost)
+    if not n:
+        return 0
+    where = f"{store.root / 'quarantine.jsonl'}" if store.quarantined or (store.root / "quarantine.jsonl").exists() \
+        else "the shards"
+    first = lost[0]
+    msg = (f"raw store {store.root}: {n} stored attempts of {len(lost)} requests are lost (e.g. attempt "
+           f"{first[1][0]} of {first[0].key}, whose later attempts are stored), most likely malformed lines moved to "
+           f"{where}")
+    if endpoint_id(endpoint) == "panel":
+        log.warning("%s; the embedded panel answers them again exactly, so they are re-asked", msg)
+        return n
+    raise LostAttemptsError(f"{msg}. A real endpoint would not give the lost answers back, and the later attempts "
+                            "were asked because of them: repair the lines (quarantine.jsonl keeps their text) and put "
+                            "them back in their shards, or move the store away and collect anew; nothing was sent")
+
+
+class EndpointMismatchError(ValueError):
+    """Stored attempts of the planned requests were answered by another endpoint than this run's."""
+
+
+def check_endpoint(requests: Sequence[Request], store: RawStore, endpoint: Endpoint) -> None:
+    """Refuse to resume requests whose stored attempts another endpoint answered (``endpoint_host``):
+    one endpoint's answers never count as another's. Records that do not say (older ones on a
+    loopback address) are not checked."""
+    from lib.llm.client import endpoint_id
+
+    want = endpoint_id(endpoint)
+    for r in requests:
+        for a, done in sorted(store.attempts(r).items()):
+            have = done.get("endpoint")
+            if have is not None and have != want:
+                raise EndpointMismatchError(
+                    f"raw store {store.root}: attempt {a} of {r.key} was answered by endpoint {have!r}, and this run "
+                    f"sends to {want!r} ({endpoint.base_url}); resuming would count one endpoint's answers as the "
+                    f"other's. Give this endpoint a store of its own (another outputs folder: "
+                    f"COMPANION_OUTPUTS=outputs-<name>, or --store), or move {store.root} away")
+
+
 def _spend(requests: Sequence[Request], store: RawStore, endpoint: Endpoint, prices, completion_tokens):
     """The ledger and the provider of each request for one collection (see :mod:`lib.llm.spend`)."""
     # the embedded panel is the endpoint addressed by model key (Endpoint.from_profile)
@@ -191,6 +256,8 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
     summary = CollectionSummary(requests=len(requests))
     t0 = time.perf_counter()
     check_prompts(requests, store)
+    check_endpoint(requests, store, endpoint)
+    summary.reasked_lost = check_lost(requests, store, endpoint)
     shared_bars = bars is not None
     ledger, provider_of = ((ledger, ledger.provider_of) if ledger is not None else
                            _spend(requests, store, endpoint, prices, completion_tokens))
@@ -226,7 +293,8 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
             return
         spent, stopped = 0.0, False
         try:
-            for attempt in range(nxt, max_attempts + 1):
+            attempt = nxt
+            while attempt is not None:
                 rec = await one(client, r, attempt)
                 if rec is None:             # the budget stopped it: not done, the next run continues it
                     stopped = True
@@ -247,7 +315,8 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
                 if rec["stop"]:
                     summary.stopped_requests += 1
                     return
-                if endpoint.reask_delay_s and attempt < max_attempts:
+                attempt = store.next_attempt(r, max_attempts)      # a refilled lost attempt, else the next one
+                if endpoint.reask_delay_s and attempt is not None:
                     await asyncio.sleep(endpoint.reask_delay_s)
         finally:
             if bars is not None and stopped:
@@ -292,17 +361,78 @@ async def collect_async(requests: Iterable[Request], store: RawStore, endpoint: 
 
 
 def _check(summary: CollectionSummary, store: RawStore, requests: Sequence[Request], max_attempts: int) -> None:
-    """Fill the completeness counts from the store: answered, ended without a valid answer, failed."""
+    """Fill the completeness counts from the store: answered, ended without a valid answer, failed;
+    and write each model's answered share to the store's coverage file (:func:`write_coverage`)."""
     summary.answered = summary.ended_invalid = summary.failed = 0
     summary.quarantined = len(store.quarantined)
+    cov: dict[tuple[str, str], list[int]] = {}
     for r in requests:
         done = store.attempts(r)
+        c = cov.setdefault((r.experiment, r.model), [0, 0])
+        c[0] += 1
+        c[1] += any(a["status"] == "ok" for a in done.values())
         if any(a["valid"] for a in done.values()):
             summary.answered += 1
         elif store.next_attempt(r, max_attempts) is None:
             summary.ended_invalid += 1
         else:
             summary.failed += 1
+    summary.coverage = cov
+    if cov:
+        write_coverage(store.root, cov)
+
+
+#: a model that answered (HTTP 2xx with choices, valid or not) fewer than this share of its planned
+#: requests is *partial*: marked so in the manifest and its tables and figures, and the run fails
+#: unless ``--allow-partial`` (issue 26)
+MIN_ANSWERED_SHARE = 0.9
+COVERAGE_NAME = "coverage.json"
+
+
+def write_coverage(root: Path, cov: dict[tuple[str, str], list[int]]) -> None:
+    """Merge {(experiment, model): [planned, answered]} into ``<root>/coverage.json`` (the latest
+    collection of a model in an experiment replaces its entry), with its share, whether it is
+    partial and the notebook that collected it (``COMPANION_NOTEBOOK``, set by the runner)."""
+    import json
+    import os
+
+    path = Path(root) / COVERAGE_NAME
+    data = read_coverage(root)
+    nb = os.environ.get("COMPANION_NOTEBOOK")
+    for (exp, model), (planned, answered) in cov.items():
+        share = answered / planned if planned else 1.0
+        data.setdefault(exp, {})[model] = {"planned": planned, "answered": answered, "share": round(share, 6),
+                                           "partial": share < MIN_ANSWERED_SHARE, "threshold": MIN_ANSWERED_SHARE,
+                                           "notebook": nb}
+    tmp = path.with_name(f".{COVERAGE_NAME}.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def read_coverage(root: Path | str | None = None) -> dict:
+    """``<root>/coverage.json`` (default the raw store): {experiment: {model: {planned, answered, share,
+    partial, threshold, notebook}}}; {} when no collection wrote it."""
+    import json
+
+    from lib import paths
+
+    path = Path(root if root is not None else paths.RAW) / COVERAGE_NAME
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except ValueError as e:
+        raise ValueError(f"{path}: not valid JSON ({e}); delete it and run the collection again") from None
+
+
+def partial_models(root: Path | str | None = None, experiment: str | None = None) -> dict[str, dict]:
+    """Models marked partial in the coverage file: {model: entry} of ``experiment`` (or of all
+    experiments, keyed ``experiment/model``)."""
+    cov = read_coverage(root)
+    if experiment is not None:
+        return {m: e for m, e in cov.get(experiment, {}).items() if e.get("partial")}
+    return {f"{x}/{m}": e for x, ms in cov.items() for m, e in ms.items() if e.get("partial")}
 
 
 def check_complete(summary: CollectionSummary, endpoint: Endpoint) -> None:

@@ -635,6 +635,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, StoreError) as e:
         print(e, file=sys.stderr)
         return 1
+    except OSError as e:        # the store became unwritable mid-import (a full disk ...): what was written stays
+        print(f"error: writing the raw store {a.store or 'outputs/raw'} failed: {e.strerror or e} "
+              f"({e.filename or 'a shard'}); free space or point --store at a writable folder, then import again "
+              "(records already written are kept and not written twice)", file=sys.stderr)
+        return 1
     print(report.summary())
     if report.malformed:
         print(f"error: {len(report.malformed)} malformed attempt files were not imported (listed above)",

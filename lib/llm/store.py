@@ -82,6 +82,24 @@ def record_problem(rec) -> str | None:
     return None
 
 
+_LOOPBACK = ("127.0.0.1", "localhost", "[::1]", "panel.invalid")
+
+
+def record_endpoint(rec: dict) -> str | None:
+    """The endpoint that answered a record (``endpoint_host``, :func:`lib.llm.client.endpoint_id`); for
+    a record from before that field, its ``base_url``'s host[:port] unless a loopback address (the
+    embedded panel's port changed every run, so such a record does not say); None for imports."""
+    if rec.get("endpoint_host"):
+        return str(rec["endpoint_host"])
+    url = rec.get("base_url")
+    if rec.get("release_path") or not isinstance(url, str):
+        return None
+    from urllib.parse import urlsplit
+
+    netloc = urlsplit(url).netloc
+    return None if not netloc or netloc.rsplit(":", 1)[0] in _LOOPBACK or netloc in _LOOPBACK else netloc
+
+
 def request_key(rec) -> tuple:
     """(experiment, model, task, param, temperature, replicate) of a record or request."""
     get = rec.get if isinstance(rec, dict) else (lambda k: getattr(rec, k))
@@ -102,7 +120,7 @@ def shard_name(name: str) -> str:
 FAST_FIELDS = (("experiment", "s"), ("model", "s"), ("task", "s"), ("param", "s"), ("temperature", "f"),
                ("replicate", "i"), ("attempt", "i"), ("request_id", "s"), ("status", "s"), ("http_status", "i"),
                ("error", (("kind", "s"),)), ("tries", "i"), ("validation", (("is_valid", "b"),)), ("stop", "b"),
-               ("served_model", "s"), ("provider", "s"), ("system_fingerprint", "s"),
+               ("served_model", "s"), ("provider", "s"), ("system_fingerprint", "s"), ("endpoint_host", "s"),
                ("usage", (("prompt_tokens", "i"), ("completion_tokens", "i"), ("total_tokens", "i"))),
                ("latency_s", "f"), ("started_at", "s"), ("finished_at", "s"), ("prompt_sha256", "s"),
                ("batch_id", "s"), ("custom_id", "s"), ("release_path", "s"), ("content", "s"),
@@ -298,9 +316,9 @@ class RawStore:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         except (FileExistsError, NotADirectoryError):
             raise StoreError(f"raw store {self.root}: a file is in the way (the store must be a folder)") from None
-        except PermissionError:
-            raise StoreError(f"raw store {self.root}: not writable (permission denied); point --store or "
-                             "COMPANION_OUTPUTS at a writable folder") from None
+        except OSError as e:        # permission denied, a read-only file system, a full disk ...
+            raise StoreError(f"raw store {self.root}: not writable ({e.strerror or e} on {e.filename or lock}); "
+                             "point --store or COMPANION_OUTPUTS at a writable folder") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -400,7 +418,8 @@ class RawStore:
             return
         self._count_cost(rec)
         slot[a] = {"valid": bool((rec.get("validation") or {}).get("is_valid")), "stop": bool(rec.get("stop")),
-                   "status": rec.get("status"), "prompt_sha256": rec.get("prompt_sha256")}
+                   "status": rec.get("status"), "prompt_sha256": rec.get("prompt_sha256"),
+                   "endpoint": record_endpoint(rec)}
 
     def append(self, rec: dict) -> None:
         """Append one attempt record as one line; refuses a key that is already stored."""
@@ -428,7 +447,7 @@ class RawStore:
 
     # ---- resume -------------------------------------------------------------------------------
     def attempts(self, request) -> dict[int, dict]:
-        """Stored attempts of a request: {attempt: {valid, stop, status, prompt_sha256}}."""
+        """Stored attempts of a request: {attempt: {valid, stop, status, prompt_sha256, endpoint}}."""
         return dict(self._attempts.get(request_key(request), {}))
 
     def tries_spent(self, request, attempt: int) -> int:
@@ -439,17 +458,27 @@ class RawStore:
         """Whether attempt ``attempt`` of the request with :func:`request_key` ``key`` is stored (a cheap check)."""
         return attempt in self._attempts.get(key, ())
 
+    def holes(self, request) -> list[int]:
+        """Attempts missing below the request's last stored one (a quarantined line was attempt 1 of a
+        request whose attempt 2 is stored): lost answers, which :meth:`next_attempt` asks first."""
+        done = self._attempts.get(request_key(request), {})
+        return [a for a in range(1, max(done, default=0)) if a not in done]
+
     def next_attempt(self, request, max_attempts: int) -> int | None:
         """The attempt to run next, or None when the request is complete (a valid attempt, a
-        non-retryable stop, or ``max_attempts`` attempts stored)."""
+        non-retryable stop, or ``max_attempts`` attempts stored). A lost attempt (:meth:`holes`)
+        comes first, whatever the later ones hold: the attempts analysed are those asked."""
         done = self._attempts.get(request_key(request), {})
+        lost = self.holes(request)
+        if lost:
+            return lost[0]
         if any(a["valid"] or a["stop"] for a in done.values()) or len(done) >= max_attempts:
             return None
         return max(done, default=0) + 1
 
     # ---- index --------------------------------------------------------------------------------
     INDEX_COLUMNS = (*ATTEMPT_KEYS, "request_id", "shard", "line", "status", "http_status", "error_kind", "tries",
-                     "valid", "stop", "served_model", "provider", "system_fingerprint", "prompt_tokens",
+                     "valid", "stop", "served_model", "provider", "system_fingerprint", "endpoint_host", "prompt_tokens",
                      "completion_tokens", "total_tokens", "latency_s", "started_at", "finished_at", "prompt_sha256",
                      "batch_id", "custom_id")   # the batch path's (lib.llm.batch); None per request
 
@@ -464,6 +493,7 @@ class RawStore:
             http_status=c["http_status"], error_kind=c["error.kind"], tries=c["tries"],
             valid=_truth(c["validation.is_valid"]), stop=_truth(c["stop"]),
             served_model=c["served_model"], provider=c["provider"], system_fingerprint=c["system_fingerprint"],
+            endpoint_host=c["endpoint_host"],
             prompt_tokens=c["usage.prompt_tokens"], completion_tokens=c["usage.completion_tokens"],
             total_tokens=c["usage.total_tokens"], latency_s=c["latency_s"], started_at=c["started_at"],
             finished_at=c["finished_at"], prompt_sha256=c["prompt_sha256"], batch_id=c["batch_id"],

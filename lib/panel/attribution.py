@@ -77,6 +77,7 @@ class QuoteRegistry:
     def __init__(self, df: pd.DataFrame | None = None):
         self.df = pd.DataFrame(columns=list(self.COLUMNS))
         self._by_norm: dict[str, int] = {}
+        self._famous_cum: np.ndarray | None = None      # an empty registry guesses from FALLBACK_FAMOUS
         if df is not None:
             self.register(df)
 

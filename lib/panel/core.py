@@ -15,15 +15,18 @@ Request fields the panel reads (everything else in the OpenAI body is accepted a
 * ``temperature``: default the model's paper temperature; must be in [0, 2];
 * ``max_tokens`` / ``max_completion_tokens``: a longer answer is cut (≈ 4 characters per
   token) with ``finish_reason: "length"``;
-* replicate: header ``X-Replicate``, else body ``replicate``, else the OpenAI ``seed``, else 0;
-* attempt: header ``X-Attempt``, else body ``attempt``, else 1;
-* infrastructure try: header ``X-Try`` (or ``X-Retry``), else body ``retry``, else 1 (faults only).
+* replicate, attempt and infrastructure try: first the body's ``user`` as lib.llm sends it
+  (``lib.llm/r<replicate>/a<attempt>[/t<try>]``: an OpenAI field gateways such as LiteLLM forward,
+  where they drop custom headers), else the headers ``X-Replicate`` / ``X-Attempt`` / ``X-Try`` (or
+  ``X-Retry``), else body ``replicate`` (or the OpenAI ``seed``) / ``attempt`` / ``retry``, else 0 / 1 / 1
+  (the try only draws faults).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -44,6 +47,22 @@ VERSION = "panel/1"
 
 def _error(status: int, message: str, code: str, etype: str = "invalid_request_error") -> tuple[int, dict, dict]:
     return status, {}, {"error": {"message": message, "type": etype, "code": code}}
+
+
+#: the body's ``user`` as lib.llm's client sends it (lib.llm.client.identity_user): replicate, attempt, try
+USER_IDENTITY = re.compile(r"(?:^|/)r(\d+)/a(\d+)(?:/t(\d+))?$")
+
+
+def _body_identity(body: dict) -> dict[str, str]:
+    """Replicate, attempt and try from the body's ``user`` (gateways forward it; they drop X- headers),
+    as the header names they stand for; {} when ``user`` does not carry them."""
+    m = USER_IDENTITY.search(str(body.get("user") or ""))
+    if not m:
+        return {}
+    out = {"x-replicate": m.group(1), "x-attempt": m.group(2)}
+    if m.group(3):
+        out["x-try"] = m.group(3)
+    return out
 
 
 def _int_field(headers: dict, body: dict, header_names: tuple[str, ...], body_names: tuple[str, ...], default: int) -> int:
@@ -125,8 +144,13 @@ class Panel:
         return t
 
     def complete(self, body: dict, headers: dict | None = None) -> tuple[int, dict, dict | str]:
-        """One chat completion: (HTTP status, response headers, body dict — or text when truncated)."""
-        status, hdrs, payload, _ = self.complete_with_meta(body, headers)
+        """One chat completion: (HTTP status, response headers, body dict — or text when truncated).
+        A well-formed request always gets an answer or a JSON error: a panel bug answers HTTP 500
+        ``panel_error`` (naming the exception) instead of dropping the connection or failing a batch."""
+        try:
+            status, hdrs, payload, _ = self.complete_with_meta(body, headers)
+        except Exception as exc:     # the HTTP server, the batch service and the in-process transport all answer
+            return _error(500, f"panel error: {type(exc).__name__}: {exc}", "panel_error", "server_error")
         return status, hdrs, payload
 
     def complete_with_meta(self, body: dict, headers: dict | None = None):
@@ -134,6 +158,7 @@ class Panel:
         headers = {str(k).lower(): v for k, v in (headers or {}).items()}
         if not isinstance(body, dict):
             return (*_error(400, "request body must be a JSON object", "invalid_body"), {})
+        headers.update(_body_identity(body))        # the body's identity first: it survives gateways
         messages = body.get("messages")
         if not body.get("model") or not isinstance(messages, list) or not messages:
             return (*_error(400, "request needs 'model' and a non-empty 'messages' list", "invalid_body"), {})

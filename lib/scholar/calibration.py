@@ -182,14 +182,28 @@ LABEL_COLORS = {"valid": "#2ca02c", "verbose": "#98df8a", "skipped-item": "#bcbd
                 "API error": "#ff7f0e", "invalid": "#c49c94"}
 
 
+def model_notes(selected: pd.DataFrame, partial: dict[str, float] | None = None) -> dict[str, str]:
+    """model -> why its numbers are not like the others': 'not scored' (no temperature had a score,
+    so no temperature was selected) and/or 'partial: answered N %' (the collection's coverage)."""
+    notes: dict[str, list[str]] = {}
+    if "scored" in selected:
+        for m in selected.loc[~selected["scored"].astype(bool), "model"]:
+            notes.setdefault(m, []).append("not scored")
+    for m, share in (partial or {}).items():
+        notes.setdefault(m, []).append(f"partial: answered {share:.0%}")
+    return {m: "; ".join(v) for m, v in notes.items()}
+
+
 def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame, *, models: Sequence[str],
-              synthetic: bool, ncols: int = 6):
+              synthetic: bool, ncols: int = 6, partial: dict[str, float] | None = None):
     """LLMScholarBench Fig. A.2: per model, stacked response labels across temperatures, the
     factuality mean ± sd (white points, error bars) and the selected temperature outlined in black.
 
     ``shares`` from :func:`label_shares`, ``scores`` from :func:`temperature_scores`, ``selected``
     from :func:`select_temperatures`; ``models`` fixes the panel order. Temperatures are placed
-    as equally spaced categories, as in the paper.
+    as equally spaced categories, as in the paper. A model without a score gets no outline (no
+    temperature was selected) and, like a partial one (``partial``: model -> answered share), says so
+    in its panel title (:func:`model_notes`).
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
@@ -201,7 +215,9 @@ def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame
     fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 2.2 * nrows + 0.9), sharex=True, sharey=True,
                              squeeze=False)
     x = np.arange(len(temps))
-    chosen = dict(zip(selected["model"], selected["temperature"]))
+    notes = model_notes(selected, partial)
+    scored = selected[selected["scored"].astype(bool)] if "scored" in selected else selected
+    chosen = dict(zip(scored["model"], scored["temperature"]))
     for ax, m in zip(axes.flat, models):
         sh = shares[shares["model"] == m].set_index("temperature").reindex(temps).fillna(0.0)
         bottom = np.zeros(len(temps))
@@ -217,7 +233,10 @@ def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame
             i = temps.index(chosen[m])
             ax.add_patch(Rectangle((i - 0.4, 0), 0.8, max(bottom[i], 1e-9), fill=False, edgecolor="black",
                                    linewidth=1.8, zorder=6))
-        ax.set_title(m, fontsize=8)
+        if m in notes:
+            ax.set_title(f"{m}\n({notes[m]})", fontsize=8, color="#b00000")
+        else:
+            ax.set_title(m, fontsize=8)
         ax.set_ylim(0, 1.08)
         ax.set_xticks(x)
         ax.set_xticklabels([f"{t:g}" for t in temps], fontsize=7)
@@ -241,16 +260,20 @@ def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame
     return fig
 
 
-def table_a1(models: pd.DataFrame, selected: pd.DataFrame) -> pd.DataFrame:
+def table_a1(models: pd.DataFrame, selected: pd.DataFrame, partial: dict[str, float] | None = None) -> pd.DataFrame:
     """LLMScholarBench Table A.1: the 24 model configurations with the selected temperature.
 
     From :func:`lib.scholar.models.load_models` (size class, API, pinned sub-provider, context,
     quantisation, reasoning, RAG, the paper's temperature) plus the temperature this run's
     calibration selected (``selected`` from :func:`select_temperatures`). Parameter counts are
-    not in the release's configuration, so they are not listed.
+    not in the release's configuration, so they are not listed. A model without a score has no
+    selected temperature (empty, not its lowest one); ``Note`` says 'not scored' and, for a model
+    that answered too few requests (``partial``: model -> answered share), 'partial' (:func:`model_notes`).
     """
     _need(selected, ["model", "temperature"], "selected temperatures")
-    sel = dict(zip(selected["model"], selected["temperature"]))
+    sel = dict(zip(selected["model"], selected["temperature"].where(
+        selected["scored"].astype(bool), np.nan) if "scored" in selected else selected["temperature"]))
+    notes = model_notes(selected, partial)
     missing = sorted(set(models["key"]) - set(sel))
     if missing:
         raise KeyError(f"selected temperatures: no row for models {missing}")
@@ -268,4 +291,5 @@ def table_a1(models: pd.DataFrame, selected: pd.DataFrame) -> pd.DataFrame:
         "RAG": models["grounded"].map({True: "✓", False: "✕"}).to_numpy(),
         "Temper. (paper)": models["temperature"].to_numpy(),
         "Temper. (selected)": models["key"].map(sel).to_numpy(),
+        "Note": models["key"].map(notes).fillna("").to_numpy(),
     })

@@ -31,6 +31,14 @@ class Responses:
     attempts: pd.DataFrame | None = None
     names: pd.DataFrame | None = None
 
+    @property
+    def partial(self) -> dict[str, float]:
+        """Models that answered too few of their requests in these experiments (the raw store's
+        coverage, :func:`lib.llm.collect.partial_models`): model -> answered share."""
+        from lib.llm.collect import partial_models
+
+        return {m: e["share"] for x in self.experiments for m, e in partial_models(experiment=x).items()}
+
 
 def _imported(cfg: config.Profile, models: pd.DataFrame, experiments) -> Responses:
     """The release imported into the store (:func:`lib.scholar.inputs.import_release`); ``experiments``

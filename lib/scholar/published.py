@@ -89,7 +89,7 @@ def lsb_temperatures(selected: pd.DataFrame, scores: pd.DataFrame | None = None,
       ones are read at the published t* (like for like); without it, at the regenerated
       selected temperature (``selected``'s columns), which mixes two temperatures where the
       selections differ.
-    Rows are model keys; a model without a regenerated value counts as missing.
+    Rows are model keys; a model without a regenerated value (or not scored) counts as missing.
     """
     need = ["model", "temperature"] + ([] if scores is not None else ["fact_mean", "fact_std", "f_valid"])
     missing = [c for c in need if c not in selected.columns]
@@ -97,6 +97,8 @@ def lsb_temperatures(selected: pd.DataFrame, scores: pd.DataFrame | None = None,
         raise ValueError(f"lsb_temperatures: the selected-temperature table lacks {missing}")
     pub = lsb_published_temperatures(resources=resources)
     sel = selected.drop_duplicates("model").set_index("model")
+    if "scored" in sel:       # a model without a score selected nothing: missing, never its lowest temperature
+        sel = sel.assign(temperature=sel["temperature"].where(sel["scored"].astype(bool)))
     rows = [{"artifact": "lsb-tabA1", "row": m, "column": "temperature", "published": t,
              "regenerated": sel["temperature"].get(m, np.nan)} for m, t in zip(pub["model"], pub["temperature"])]
     if scores is not None:

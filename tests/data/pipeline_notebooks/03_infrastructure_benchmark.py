@@ -18,15 +18,17 @@ import time
 
 import matplotlib.pyplot as plt
 
-from lib import artifacts, config
+from lib import artifacts, config, paths
 
 # %% tags=["parameters"]
 profile = "quick"
 fail = False
 sleep_s = 0.0    # > 0: a slow cell, for the timeout and interruption tests
+read_upstream = False   # True: read 02's data, as the real notebook 03 does
 
 # %%
 cfg = config.load_profile(profile)
+upstream = (paths.stage_dir("02_collection") / "attempts.parquet").read_bytes() if read_upstream else b""
 fig, ax = plt.subplots(figsize=(3, 2))
 ax.bar(["a", "b"], [1, 2])
 artifacts.save_figure(fig, "lsb-figB6", synthetic=cfg.synthetic)
