@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Run the test suite (bootstraps the environment first). Extra arguments go to pytest.
+# Run the test suite on both cores (bootstraps the environment first). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/bootstrap.sh
 set +e
-"$PY" -m pytest "$@"
+# Both cores (pytest-xdist), a test file per worker so module fixtures are built once; "-n 0" after
+# this script's name runs in one process (a later -n wins).
+"$PY" -m pytest -n 2 --dist loadfile "$@"
 code=$?
 set -e
 if [ "$code" -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi
