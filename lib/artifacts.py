@@ -31,6 +31,9 @@ MIXED_NOTE = ("Mixed data (declared synthetic: mixed): a real endpoint's answers
               "not the paper's findings.")
 #: label -> the note on a figure and the caption suffix of a table (real data carry neither)
 NOTES = {"synthetic": (SYNTHETIC_NOTE, " (synthetic data)"), "mixed": (MIXED_NOTE, " (mixed data: real answers, synthetic inputs)")}
+#: label -> the words a figure's title adds (for figures whose title names the data)
+TITLE_NOTES = {"synthetic": " — SYNTHETIC data (embedded panel), not the paper's findings",
+               "mixed": " — MIXED data (a real endpoint on synthetic inputs), not the paper's findings"}
 Synthetic = bool | Literal["mixed"]
 
 
@@ -216,6 +219,18 @@ def _not_made(artifact: Artifact) -> list[Path]:
     return []
 
 
+def _footer(fig, note: str) -> None:
+    """``note`` right-aligned under everything ``fig`` draws, legends below the axes included (the
+    saved file's tight bounding box grows to take it), so it never prints over a legend."""
+    for lg in fig.legends:
+        # a figure legend sits on the figure's edge, which the tight box would move down onto the
+        # note: pin it to the figure's rectangle as drawn
+        lg.set_bbox_to_anchor((0, 0, 1, 1), transform=fig.transFigure)
+    box = fig.get_tightbbox()                       # inches, from a draw without output
+    w, h = fig.get_size_inches()
+    fig.text(box.x1 / w, (box.y0 - 0.03) / h, note, ha="right", va="top", fontsize=6, color="#a33", alpha=0.9)
+
+
 def save_figure(fig, artifact_id: str, *, synthetic: Synthetic, dpi: int = 150) -> list[Path]:
     """Write ``fig`` as ``outputs/figures/<id>.pdf`` and ``.png``; label it when synthetic or mixed.
     ``fig`` None (this run cannot draw it, e.g. no model replies): nothing is written, and the
@@ -226,7 +241,7 @@ def save_figure(fig, artifact_id: str, *, synthetic: Synthetic, dpi: int = 150) 
     if fig is None:
         return _not_made(artifact)
     if (label := data_label(synthetic)) in NOTES:
-        fig.text(0.995, 0.005, NOTES[label][0], ha="right", va="bottom", fontsize=6, color="#a33", alpha=0.9)
+        _footer(fig, NOTES[label][0])
     files = [paths.FIGURES / f"{artifact.id}.pdf", paths.FIGURES / f"{artifact.id}.png"]
     for f in files:
         atomic_write(f, lambda p, f=f: fig.savefig(p, format=f.suffix[1:], dpi=dpi, bbox_inches="tight"))

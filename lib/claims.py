@@ -11,7 +11,8 @@ time on this run) and per artifact the claims it supports.
 
 On the embedded synthetic default a claim that *holds* shows that the pipeline reproduces the
 paper's qualitative result on a panel calibrated to the published aggregates, not that the
-claim is true of real LLMs; ``claims.md`` says so at the top and on every synthetic row.
+claim is true of real LLMs; ``claims.md`` says so at the top and on every synthetic row. A
+``synthetic: mixed`` profile (a real endpoint asked about synthetic inputs) is labelled *mixed* there.
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def _validate(claim: Claim) -> None:
         raise ValueError(f"claim {claim.id}: artifacts {unknown} are not registered in lib.artifacts")
 
 
-def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: bool, notebook: str | None = None,
+def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: artifacts.Synthetic, notebook: str | None = None,
           order: int = 0, **kwargs) -> Verdict:
     """Run ``fn(*args, **kwargs)``, record the verdict for ``claim`` and return it.
 
@@ -103,6 +104,7 @@ def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: bool, note
     except Exception as exc:  # recorded, not hidden: the row shows the error
         v = Verdict("not applicable", {}, f"check failed: {type(exc).__name__}: {exc}")
     rec = {**asdict(claim), **asdict(v), "synthetic": bool(synthetic),
+           "label": artifacts.data_label(synthetic),
            "notebook": notebook or os.environ.get("COMPANION_NOTEBOOK", "interactive"),
            "profile": os.environ.get("COMPANION_PROFILE", "interactive"),
            "run_id": os.environ.get("COMPANION_RUN_ID", ""), "order": int(order), "checked_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
@@ -111,7 +113,7 @@ def check(claim: Claim, fn: Callable[..., Verdict], *args, synthetic: bool, note
     return v
 
 
-def run_checks(checks, tables: Mapping[str, Any], *, synthetic: bool, notebook: str | None = None) -> dict[str, Verdict]:
+def run_checks(checks, tables: Mapping[str, Any], *, synthetic: artifacts.Synthetic, notebook: str | None = None) -> dict[str, Verdict]:
     """Judge every check (of ``notebook`` only, if given) on ``tables`` and record the verdicts.
 
     A check whose input table is absent or None (this run did not produce it, e.g. the pilot on a
@@ -217,6 +219,12 @@ def _row(cells) -> str:
     return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
 
+def label(rec: dict) -> str:
+    """A claim record's data label: 'synthetic', 'mixed' or 'real' (records written before labels
+    existed: from their synthetic flag)."""
+    return rec.get("label") or artifacts.data_label(bool(rec["synthetic"]))
+
+
 def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) -> str:
     """``outputs/claims.md``: per paper a table (claim, verdict, key numbers, command, time) and the
     decision rule with every number below it; then, per artifact, the claims it supports.
@@ -233,10 +241,15 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
              "direction or significance the paper states, judged with 95 % confidence intervals, not about hitting "
              "the published number. *Reproduce* regenerates the claim's notebook; *time* is that notebook's measured "
              "wall time in this run (`outputs/manifest.json`, `stages`)."]
-    if any(r["synthetic"] for r in recs):
+    found = {label(r) for r in recs}
+    if "synthetic" in found:
         lines += ["", "**Synthetic data.** Rows marked *synthetic* were checked on the embedded default (a synthetic "
                   "world and LLM panel calibrated to the published aggregates): a held claim shows the pipeline "
                   "reproduces the paper's result there, not that the claim holds for real LLMs."]
+    if "mixed" in found:
+        lines += ["", "**Mixed data.** Rows marked *mixed* were checked on a real endpoint's answers about synthetic "
+                  "inputs (the profile declares `synthetic: mixed`): they test that model on the synthetic world, "
+                  "corpus or twin, not the paper's findings."]
     for key, title in artifacts.PAPERS.items():
         rows = [r for r in recs if r["paper"] == key]
         if not rows:
@@ -246,7 +259,7 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
                   f"{len(rows)} claims: {pc['held']} held, {pc['not held']} not held, {pc['not applicable']} not applicable.",
                   "", "| claim | verdict | key numbers | reproduce | time |", "|---|---|---|---|---|"]
         for r in rows:
-            tag = " (synthetic)" if r["synthetic"] else ""
+            tag = f" ({label(r)})" if label(r) in artifacts.NOTES else ""
             lines.append(_row([f"`{r['id']}` {r['statement']} ({r['where']})", f"**{r['status']}**{tag}",
                                cell_numbers(r),
                                f"`{command(r)}` ({r.get('profile', '')})", times.get(r["notebook"], "not measured")]))

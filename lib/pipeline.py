@@ -40,6 +40,9 @@ from pathlib import Path
 from lib import artifacts, claims, config, manifest, paths, rawsource
 
 KERNEL = "llm-audit-companion"
+#: the run banner's words for a profile's data label (lib.config.Profile.data_label)
+BANNER = {"synthetic": "synthetic embedded default", "real": "real data",
+          "mixed": "MIXED data: a real endpoint's answers about synthetic inputs"}
 # What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
 UPSTREAM: dict[str, tuple[str, ...]] = {
     "01_calibration": (),
@@ -510,7 +513,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     secrets = config.secret_values(prof)
     run_id = uuid.uuid4().hex[:12]
     lib_digest = lib_hash()
-    print(f"profile {prof.name} ({'synthetic embedded default' if prof.synthetic else 'real data'}), "
+    print(f"profile {prof.name} ({BANNER[prof.data_label]}), "
           f"outputs in {paths.OUTPUTS}", file=out, flush=True)
     runs: list[NotebookRun] = []
     failed = None

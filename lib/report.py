@@ -76,7 +76,7 @@ def _claims_table(recs: list[dict], times: dict[str, str]) -> str:
         nums = claims.cell_numbers(r)
         rows.append(f'<tr id="claim-{html.escape(r["id"])}"><td><code>{html.escape(r["id"])}</code> '
                     f'{html.escape(r["statement"])} <span class="meta">({html.escape(r["where"])})</span></td>'
-                    f'<td>{_verdict(r)}{" (synthetic)" if r["synthetic"] else ""}</td>'
+                    f'<td>{_verdict(r)}{f" ({claims.label(r)})" if claims.label(r) in artifacts.NOTES else ""}</td>'
                     f'<td title="{html.escape(r["detail"])}">{html.escape(nums)}</td>'
                     f'<td><code>{html.escape(claims.command(r))}</code> ({html.escape(r.get("profile", ""))})</td>'
                     f'<td>{html.escape(times.get(r["notebook"], "not measured"))}</td></tr>')

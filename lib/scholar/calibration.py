@@ -26,6 +26,8 @@ from typing import Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from lib import artifacts
+
 Mode = Literal["faithful", "corrected"]
 REQUEST_KEYS = ("experiment", "model", "task", "param", "temperature", "replicate")
 #: the Auditor's experiment tasks (reference §1.3); biased_top_k is the constrained-prompt intervention
@@ -252,8 +254,7 @@ def figure_a2(shares: pd.DataFrame, scores: pd.DataFrame, selected: pd.DataFrame
     handles.append(Patch(fill=False, edgecolor="black", linewidth=1.8, label="selected temperature"))
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 8), fontsize=8, frameon=False)
     title = "Temperature sensitivity of response validity and factuality"
-    fig.suptitle(title + (" — SYNTHETIC data (embedded panel), not the paper's findings" if synthetic else ""),
-                 fontsize=10)
+    fig.suptitle(title + artifacts.TITLE_NOTES.get(artifacts.data_label(synthetic), ""), fontsize=10)
     # fixed margins: tight_layout over 24 axes costs seconds
     fig.subplots_adjust(left=0.05, right=0.99, top=1 - 0.75 / fig.get_figheight(),
                         bottom=0.9 / fig.get_figheight(), wspace=0.08, hspace=0.35)
