@@ -199,6 +199,15 @@ def test_the_body_carries_replicate_attempt_and_try_so_a_gateway_changes_nothing
         assert by_body["choices"] == by_headers["choices"] == both["choices"] and by_body["id"] == by_headers["id"]
     assert (panel.complete({**body, "user": identity_user(2, 1)})[2]["choices"]
             != panel.complete({**body, "user": identity_user(0, 1)})[2]["choices"])
+    # LiteLLM 1.108 drops ``user`` too and forwards ``seed``: lib.llm's tagged seed alone keys the same answer
+    from lib.llm.client import attempt_seed
+
+    for rep, att in ((0, 1), (2, 1), (1, 3)):
+        by_headers = panel.complete(body, {"X-Replicate": str(rep), "X-Attempt": str(att)})[2]
+        by_seed = panel.complete({**lsb_body(golden["top_100"], model, 0), "seed": attempt_seed(9, rep, att)})[2]
+        assert by_seed["choices"] == by_headers["choices"], (rep, att)
+    with pytest.raises(ValueError, match="replicate 70000"):
+        attempt_seed(9, 70000, 1)
     # the client puts it in every body it sends (per request and batch lines)
     from lib.llm.client import ChatClient, Endpoint, Request
 

@@ -372,12 +372,21 @@ def identity_user(replicate: int, attempt: int, try_: int | None = None) -> str:
     return f"lib.llm/r{int(replicate)}/a{int(attempt)}" + (f"/t{int(try_)}" if try_ is not None else "")
 
 
+#: Tag in bits 20-30 of the seed lib.llm sends: the seed itself carries replicate and attempt, since
+#: ``seed`` is the one body field every gateway forwards (LiteLLM 1.108 drops ``user`` and X- headers).
+SEED_TAG = 0x4C5
+
+
 def attempt_seed(seed: int | None, replicate: int, attempt: int) -> int | None:
-    """The seed sent for (replicate, attempt): a hash of all three, in [0, 2**31)."""
+    """The seed sent for (replicate, attempt): ``SEED_TAG << 20 | replicate << 4 | attempt``, in
+    [0, 2**31). It differs between replicates and re-asks (so a provider's sampling can), and the
+    embedded panel reads both back from it when a gateway dropped ``user``
+    (:func:`lib.panel.core._body_identity`). None when the request has no base seed."""
     if seed is None:
         return None
-    h = hashlib.sha256(f"{seed}|{replicate}|{attempt}".encode()).digest()
-    return int.from_bytes(h[:4], "big") & 0x7FFFFFFF
+    if not (0 <= int(replicate) < 1 << 16 and 0 <= int(attempt) < 1 << 4):
+        raise ValueError(f"attempt_seed: replicate {replicate} must be in [0, 65536) and attempt {attempt} in [0, 16)")
+    return SEED_TAG << 20 | int(replicate) << 4 | int(attempt)
 
 
 def _now() -> str:
@@ -468,8 +477,9 @@ class ChatClient:
     def body(self, req: Request, attempt: int, try_: int | None = None) -> dict:
         """The chat-completions body of (``req``, ``attempt``), HTTP try ``try_`` (None: the batch path,
         whose provider numbers the tries). ``user`` carries the replicate, attempt and try
-        (:func:`identity_user`): gateways such as LiteLLM forward the body's OpenAI fields and drop
-        custom headers, and the embedded panel keys its answers on them."""
+        (:func:`identity_user`) and ``seed`` the replicate and attempt (:func:`attempt_seed`):
+        gateways drop custom headers (LiteLLM 1.108 drops ``user`` too, and forwards ``seed``), and
+        the embedded panel keys its answers on them."""
         body: dict[str, Any] = {"model": req.api_model, "messages": list(req.messages),
                                 "temperature": req.temperature, "stream": False,
                                 "user": identity_user(req.replicate, attempt, try_)}

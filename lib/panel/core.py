@@ -16,8 +16,8 @@ Request fields the panel reads (everything else in the OpenAI body is accepted a
 * ``max_tokens`` / ``max_completion_tokens``: a longer answer is cut (≈ 4 characters per
   token) with ``finish_reason: "length"``;
 * replicate, attempt and infrastructure try: first the body's ``user`` as lib.llm sends it
-  (``lib.llm/r<replicate>/a<attempt>[/t<try>]``: an OpenAI field gateways such as LiteLLM forward,
-  where they drop custom headers), else the headers ``X-Replicate`` / ``X-Attempt`` / ``X-Try`` (or
+  (``lib.llm/r<replicate>/a<attempt>[/t<try>]``), else a tagged body ``seed`` (``SEED_TAG << 20 | replicate << 4 |
+  attempt``, lib.llm's: LiteLLM forwards ``seed`` but drops ``user``), else the headers ``X-Replicate`` / ``X-Attempt`` / ``X-Try`` (or
   ``X-Retry``), else body ``replicate`` (or the OpenAI ``seed``) / ``attempt`` / ``retry``, else 0 / 1 / 1
   (the try only draws faults).
 """
@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from lib.panel import attribution, authority, calibration, latent, prompts, profiles
+from lib.llm.client import SEED_TAG        # the wire format of lib.llm's identity-carrying seed
 from lib.panel.faults import FaultConfig, error_payload
 from lib.panel.latent import seed_int
 from lib.panel.profiles import ModelProfile, all_profiles, resolve
@@ -54,15 +55,20 @@ USER_IDENTITY = re.compile(r"(?:^|/)r(\d+)/a(\d+)(?:/t(\d+))?$")
 
 
 def _body_identity(body: dict) -> dict[str, str]:
-    """Replicate, attempt and try from the body's ``user`` (gateways forward it; they drop X- headers),
-    as the header names they stand for; {} when ``user`` does not carry them."""
+    """Replicate, attempt and try as the header names they stand for, from what gateways forward
+    (they drop X- headers): the body's ``user`` (``lib.llm/r<rep>/a<att>[/t<try>]``), else a
+    tagged ``seed`` (``SEED_TAG << 20 | rep << 4 | att``, as lib.llm sends it; LiteLLM forwards
+    ``seed`` but not ``user``); {} when neither carries them."""
     m = USER_IDENTITY.search(str(body.get("user") or ""))
-    if not m:
-        return {}
-    out = {"x-replicate": m.group(1), "x-attempt": m.group(2)}
-    if m.group(3):
-        out["x-try"] = m.group(3)
-    return out
+    if m:
+        out = {"x-replicate": m.group(1), "x-attempt": m.group(2)}
+        if m.group(3):
+            out["x-try"] = m.group(3)
+        return out
+    seed = body.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 and seed >> 20 == SEED_TAG:
+        return {"x-replicate": str(seed >> 4 & 0xFFFF), "x-attempt": str(seed & 0xF)}
+    return {}
 
 
 def _int_field(headers: dict, body: dict, header_names: tuple[str, ...], body_names: tuple[str, ...], default: int) -> int:
