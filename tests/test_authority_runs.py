@@ -40,7 +40,7 @@ from lib.authority.prompts import build_main_requests, build_pilot_requests
 from lib.authority.responses import label_responses
 from lib.authority.scoring import raw_components
 from lib.authority.topics import PILOT_TOPICS
-from lib.llm.client import Endpoint
+from lib.llm.client import Endpoint, RejectedError
 from lib.llm.store import RawStore
 from lib.panel import FaultConfig, Panel, all_profiles, serve_in_thread
 from lib.panel import authority as panel_authority
@@ -276,13 +276,12 @@ def test_a_changed_prompt_is_a_new_request(main, store):
     assert len(old) == 27 and set(old["request_id"]) == set(table["request_id"])
 
 
-def test_a_rejected_request_is_given_up(main, endpoint, tmp_path):
+def test_a_model_the_endpoint_does_not_serve_stops_the_run_and_stores_nothing(main, endpoint, tmp_path):
+    """Issue 26: an HTTP 404 for the model is no answer: the provider is stopped at once with the
+    status and a hint, nothing is stored (never counted as the model's answers), and a re-run asks again."""
     unknown = ab_models.AuthorityModel("no-such-model:7b", "open", 0.8)        # the panel answers HTTP 404
-    raw1, s1 = runs.collect_table(main["requests"].head(2), [unknown], endpoint, experiment="authority_main",
-                                  store_root=tmp_path)
-    assert s1.sent == 2 and raw1.empty
-    raw2, s2 = runs.collect_table(main["requests"].head(2), [unknown], endpoint, experiment="authority_main",
-                                  store_root=tmp_path)
-    assert s2.sent == 0 and s2.given_up == 2 and raw2.empty
-    recs = RawStore(tmp_path).records("authority_main")
-    assert len(recs) == 2 and set(recs["status"]) == {"client_error"} and recs["stop"].all()
+    for _ in range(2):
+        with pytest.raises(RejectedError, match=r"HTTP 404.*model not served"):
+            runs.collect_table(main["requests"].head(2), [unknown], endpoint, experiment="authority_main",
+                               store_root=tmp_path)
+        assert RawStore(tmp_path).records("authority_main").empty

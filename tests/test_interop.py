@@ -173,9 +173,10 @@ def _profile(tmp_path: Path, base_url: str, api_key_env: str | None = None, mode
 
 
 def _requests():
+    """As the pipeline plans them (lib.scholar.plan: the profile's seed goes into every request)."""
     models = lsb_models.load_models()
     return build_requests(models[models["key"].isin(MODELS)], experiment="interop", params=["top_5", "top_100"],
-                          replicates=2, model_id="key")
+                          replicates=2, model_id="key", seed=SEED)
 
 
 def _answers(store: Path) -> dict:
