@@ -166,8 +166,7 @@ def print_summary(man: dict, out=sys.stdout) -> int:
         print("missing: " + "; ".join(f"{nb}: {' '.join(ids)}" for nb, ids in by_nb.items()), file=out)
     if man.get("claims") and sum(man["claims"].values()):
         c = man["claims"]
-        print(f"claims: {c['held']} held, {c['not held']} not held, {c['not applicable']} not applicable "
-              f"-> {paths.CLAIMS}", file=out)
+        print(f"claims: {', '.join(f'{v} {k}' for k, v in c.items())} -> {paths.CLAIMS}", file=out)
     if s["promised_missing"]:
         print(f"ERROR: profile {man['profile']} promises {len(s['promised_missing'])} artifacts that are missing: "
               + " ".join(s["promised_missing"]), file=out)
