@@ -9,9 +9,10 @@ quick): ``contradicted: 0``, ``flips: 0`` (no claim held at one seed and contrad
 
 Usage::
 
-    .venv/bin/python benchmarks/claims_stability.py --profile quick --seeds 5 [--dir DIR] [--from-runs]
+    .venv/bin/python benchmarks/claims_stability.py --profile quick --seeds 5 [--dir DIR] [--from-runs] [--only 05,06]
 
-``--from-runs`` only reads the runs already under ``--dir`` (no pipeline run). Prints
+``--from-runs`` only reads the runs already under ``--dir`` (no pipeline run); ``--only`` runs only
+those notebooks (the pipeline's ``--only``; the other notebooks' claims then show ``-``). Prints
 ``name: value unit`` lines: per seed its run's wall time and counts, per claim its outcomes
 (h = held, c = contradicted, i = inconclusive, n = not applicable, - = no record), and the
 headline lines last: ``flips``, ``contradicted``, ``inconclusive_max``.
@@ -42,7 +43,7 @@ def seeds_for(profile_seed: int, k: int) -> list[int]:
     return [profile_seed, *[s for s in OTHER_SEEDS if s != profile_seed]][:k]
 
 
-def run_seed(profile: Path, seed: int, folder: Path) -> float:
+def run_seed(profile: Path, seed: int, folder: Path, only: str | None = None) -> float:
     """Run the pipeline on ``profile`` with ``seed`` into ``folder``; returns the wall time (s)."""
     folder.mkdir(parents=True, exist_ok=True)
     doc = yaml.safe_load(profile.read_text())
@@ -50,7 +51,7 @@ def run_seed(profile: Path, seed: int, folder: Path) -> float:
     prof = folder / f"{doc['name']}.yaml"
     prof.write_text(yaml.safe_dump(doc, sort_keys=False))
     env = {**os.environ, "COMPANION_OUTPUTS": str(folder / "outputs"), "COMPANION_CACHE": str(folder / "cache")}
-    cmd = [sys.executable, "-m", "lib.pipeline", "--profile", str(prof)]
+    cmd = [sys.executable, "-m", "lib.pipeline", "--profile", str(prof), *(["--only", only] if only else [])]
     t0 = time.perf_counter()
     with open(folder / "run.log", "w") as log:
         rc = subprocess.call(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -95,6 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--dir", type=Path, default=ROOT / "outputs" / "claims_stability",
                     help="folder of the per-seed runs (default outputs/claims_stability)")
     ap.add_argument("--from-runs", action="store_true", help="only read the runs already under --dir")
+    ap.add_argument("--only", default=None, help="run only these notebooks (e.g. 05,06); default all")
     a = ap.parse_args(argv)
     if a.seeds < 1:
         ap.error(f"--seeds must be at least 1, got {a.seeds}")
@@ -105,7 +107,7 @@ def main(argv=None) -> int:
     for s in seeds:
         folder = a.dir / f"{prof.name}-seed-{s}"
         if not a.from_runs:
-            walls[s] = run_seed(Path(path), s, folder)
+            walls[s] = run_seed(Path(path), s, folder, a.only)
         runs[s] = outcomes(folder)
         if not runs[s]:
             print(f"# seed {s}: no claim records under {folder}", file=sys.stderr)
