@@ -41,7 +41,9 @@ def forest(recs: list[dict], title: str):
     from matplotlib.lines import Line2D
 
     with paper_style():
-        fig, ax = plt.subplots(figsize=(11, 0.34 * len(recs) + 1.3))
+        fig, ax = plt.subplots(figsize=(11, 0.3 * len(recs) + 1.6))
+        ax.axvspan(0, CLIP, color=COLOURS["held"], alpha=0.06, lw=0)          # the claim's side
+        ax.axvspan(-CLIP, 0, color=COLOURS["contradicted"], alpha=0.04, lw=0)
         for i, r in enumerate(recs):
             y = len(recs) - 1 - i
             t, colour = deciding(r), COLOURS[r["status"]]
@@ -60,7 +62,7 @@ def forest(recs: list[dict], title: str):
                 ax.plot([_clip(pub)], [y], "D", mfc="none", mec="black", ms=5)
             g = lambda v: f"{v:.3g}"
             ax.text(CLIP + 0.3, y, f"{t['statistic'][:48]} = {g(t['estimate'])} [{g(t['low'])}, {g(t['high'])}] "
-                    f"{t['side']} {t['threshold']:g}", va="center", fontsize=6.5)
+                    f"{t['side']} {t['threshold']:.3g}", va="center", fontsize=6.5)
         ax.axvline(0, color="black", lw=1)
         ax.set_xlim(-CLIP, CLIP)
         ax.set_ylim(-0.7, len(recs) - 0.3)
@@ -69,9 +71,10 @@ def forest(recs: list[dict], title: str):
         ax.set_title(title, loc="left")
         handles = [Line2D([], [], color=COLOURS[s], lw=2.2, marker="o", label=s) for s in STATUSES]
         handles.append(Line2D([], [], ls="", marker="D", mfc="none", mec="black", label="paper's printed value"))
-        ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0 + 0.35 / max(len(recs), 1)),
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.9 / (0.3 * len(recs) + 1.6)),
                   ncol=5, frameon=False, fontsize=7)
-        fig.subplots_adjust(left=0.2, right=0.62)
+        h = 0.3 * len(recs) + 1.6
+        fig.subplots_adjust(left=0.2, right=0.62, top=1 - 0.45 / h, bottom=1.05 / h)
     return fig
 
 
