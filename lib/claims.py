@@ -421,9 +421,11 @@ def decide_cell(rec: dict) -> str:
         return ""
     need, unit = d.get("n needed"), d.get("unit") or "units"
     size = "n not computable" if _nan(need) else ("no finite n" if need == float("inf") else f"n ≈ {math.ceil(need):,} {unit}")
-    now = "" if d.get("n now") is None else f" (this run: {_g(float(d['n now']))})"
+    now = "" if d.get("n now") is None else f" (this run: {float(d['n now']):,.0f})"
     by = d.get("reached by")
-    return size + now + (f"; reached by: {by}" if by else "")
+    per = d.get("n per profile") or {}
+    sizes = ", ".join(f"{p} {v:,.0f}" for p, v in per.items())
+    return size + now + (f"; reached by: {by}" if by else "") + (f" ({sizes})" if sizes else "")
 
 
 def cell_numbers(rec: dict) -> str:

@@ -142,6 +142,8 @@ def test_frontier_backfire():
     assert held(ac.frontier_backfire(tab12()))
     assert ac.frontier_backfire(tab12(front=(-3.3, 0.4))).status == "contradicted"
     assert ac.frontier_backfire(tab12().head(1)).status == "not applicable"
+    # no frontier pair answered (a profile without frontier models): not applicable, never held
+    assert ac.frontier_backfire(tab12().assign(pairs=[0, 1250])).status == "not applicable"
 
 
 def test_say_do_gap():
