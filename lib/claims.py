@@ -410,7 +410,7 @@ def statistic_cell(rec: dict) -> str:
         return ""
     pub = "" if t.get("published") is None else f"; paper {_g(t['published'])}"
     return (f"{t['statistic']} = {_g(t['estimate'])} [{_g(t['low'])}, {_g(t['high'])}] vs {t['side']} "
-            f"{t['threshold']:g} ({t['test'] or 'interval'}{pub})")
+            f"{t['threshold']:.3g} ({t['test'] or 'interval'}{pub})")
 
 
 def decide_cell(rec: dict) -> str:
