@@ -41,7 +41,7 @@ KEYS = ("artifact", "row", "column")
 COLUMNS = ["paper", "artifact", "row", "column", "regenerated", "published", "difference", "within_tolerance",
            "ci_low", "ci_high", "consistent"]
 #: Value columns that hold p-values (judged by their decision at ALPHA, not as rates).
-P_VALUE = re.compile(r"^p($|_)|(^|_)p_value$")
+P_VALUE = re.compile(r"^p(?:$|_)|(?:^|_)p_value$")
 ALPHA = 0.05
 RESOURCE_COLUMNS = ["artifact", "row", "column", "value", "unit", "printed", "line", "note"]
 #: Units of the transcribed values and the divisor that puts them on the comparison scale.
