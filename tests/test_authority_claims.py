@@ -125,8 +125,10 @@ def test_instruction_claims():
     assert ac.strong_instruction(tab11(strong=(0.42, 0.21, 0.3), discordant=(0, 148, 400))).status == "inconclusive"
     assert ac.strong_instruction(tab11(strong=(0.10, 0.21, 0.001), discordant=(0, 148, 400))).status == "contradicted"
     assert held(ac.mild_instruction(t))
-    # the same 23 pairs with only 60 discordant: significant, against the paper's "not significant"
-    assert ac.mild_instruction(tab11(discordant=(0, 60, 191))).status == "contradicted"
+    # judged on strong − mild, not on the mild effect's significance (a sample-size property)
+    assert held(ac.mild_instruction(tab11(discordant=(0, 60, 191))))
+    assert ac.mild_instruction(tab11(mild=(0.25, 0.215, 0.001), discordant=(0, 300, 191))).status == "contradicted"
+    assert ac.mild_instruction(tab11(mild=(0.33, 0.215, 0.01), discordant=(0, 300, 191))).status == "inconclusive"
     assert held(ac.boost_unmoved(t))
     assert ac.boost_unmoved(tab11(base=(0.44, 0.30), strong=(0.311, 0.15, 0.001))).status == "contradicted"
     assert ac.strong_instruction(t[t["instruction"] != "content_first"]).status == "not applicable"
