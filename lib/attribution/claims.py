@@ -35,10 +35,10 @@ UNDER_10 = ("mistralai/Mixtral-8x7B-Instruct-v0.1", "meta-llama/Llama-4-Maverick
             "Qwen/Qwen3.5-397B-A17B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "gemini-2.5-flash-lite")
 NEAR_PERFECT = 0.9  # "near-perfect" accuracy (A.9, A.11): the CI's lower bound at or above 90 %
 LOW = 0.5           # "low" accuracy: even the best model's CI upper bound below one in two
-#: What the quote samples grow with: matchings asked per dataset; 0 (paper) = the whole dataset,
-#: about 181 quick-sized matchings (the released datasets' 1,991 / 1,914 quotes per subgroup over
-#: the 11 authors per subgroup of a matching on the quick twin).
-MATCHINGS = Knob(NB, "run_matchings", zero=181)
+#: What the quote samples grow with: matchings asked per dataset, one quote per subgroup and model
+#: each (measured: 24 matchings gave 24 quotes per subgroup and model); 0 (paper) = the whole
+#: dataset, 1,914 quotes per subgroup on the smaller (multirace) released dataset (1,991 intersectional).
+MATCHINGS = Knob(NB, "run_matchings", zero=1914)
 UNIT = "quotes per subgroup"
 
 
