@@ -199,7 +199,7 @@ def not_applicable(detail: str, numbers: dict | None = None) -> Verdict:
 
 def deciding(rec: dict) -> dict | None:
     """The statistic that decides a recorded verdict: the first contradicted one, the inconclusive
-    one furthest from deciding, or the held one closest to its threshold."""
+    one furthest from deciding, or the held directional one closest to its threshold."""
     tests = rec.get("tests") or []
     if not tests:
         return None
@@ -208,8 +208,9 @@ def deciding(rec: dict) -> dict | None:
     if status == "inconclusive":
         name = (rec.get("decide") or {}).get("statistic")
         return next((t for t in pick if t["statistic"] == name), pick[0])
-    if status == "held":
-        return min(pick, key=lambda t: Interval(**{k: t[k] for k in _FIELDS}).margin)
+    if status == "held":   # the directional statistic closest to its threshold ("no difference" ones last)
+        strict = [t for t in pick if t["side"] in ("above", "below")] or pick
+        return min(strict, key=lambda t: Interval(**{k: t[k] for k in _FIELDS}).margin)
     return pick[0]
 
 

@@ -226,3 +226,10 @@ def test_forest_plot_draws_one_row_per_claim_in_outcome_colours(isolated_outputs
     t = {"estimate": -0.2, "low": -0.3, "high": -0.1, "threshold": 0.0, "side": "below", "published": -0.25}
     e, lo, hi, pub = claims_plot._scaled(t)
     assert (e, lo, hi, pub) == pytest.approx((2.0, 1.0, 3.0, 2.5))
+
+
+def test_a_held_claim_is_drawn_on_its_directional_statistic():
+    up = claims.interval("pooled", 0.3, 0.1, 0.5)
+    same = claims.interval("at T=0", 0.0, -0.2, 0.2, 0.0, "not below")
+    v = claims.judge([same, up])
+    assert v.status == "held" and claims.deciding({"status": v.status, "tests": v.tests})["statistic"] == "pooled"
