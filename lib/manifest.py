@@ -239,8 +239,7 @@ def print_summary(man: dict, out=sys.stdout) -> int:
         print("missing: " + "; ".join(f"{nb}: {' '.join(ids)}" for nb, ids in by_nb.items()), file=out)
     if man.get("claims") and sum(man["claims"].values()):
         c = man["claims"]
-        print(f"claims: {c['held']} held, {c['not held']} not held, {c['not applicable']} not applicable "
-              f"-> {paths.CLAIMS}", file=out)
+        print(f"claims: {', '.join(f'{v} {k}' for k, v in c.items())} -> {paths.CLAIMS}", file=out)
     rs = man.get("raw_store") or {}
     if rs.get("quarantined_lines"):
         print(f"raw store: {rs['quarantined_lines']} malformed lines were moved to {rs['quarantine']} "
