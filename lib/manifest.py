@@ -130,6 +130,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float) -> di
         "profile_path": prof.path,
         "synthetic": prof.synthetic,
         "label": prof.data_label,
+        "accepted_modified_releases": config.accepted_modifications(prof),
         "run_id": run_id,
         "git_commit": commit,
         "git_dirty": dirty,
