@@ -388,7 +388,7 @@ vs_published.head(20)
 # effects on the quick profile. Synthetic panel data on the embedded default.
 
 # %%
-by_mode = evaluation.quirk_table(runs_06, balanced=src.balanced)
+by_mode = evaluation.quirk_table(runs_06, balanced=src.balanced, universe=src.universe)
 artifacts.save_table(by_mode, "at-quirks", synthetic=runs_06.synthetic, float_format="%.4f")
 by_mode
 

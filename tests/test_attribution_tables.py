@@ -89,3 +89,24 @@ def test_table3_population_faithful_whole_universe_corrected_balancing_pool():
     assert c.loc["intersectional", "gap_to_top"].idxmin() == "M/White"
     with pytest.raises(ValueError, match="mode"):
         tables.table3(u, mode="paper")
+
+
+def test_tier_a_table2_on_the_real_release_is_the_papers_table():
+    """Where this machine has the two released full datasets (python -m lib.attribution.download),
+    Table 2 read off them equals the paper's printed numbers to the printed digits."""
+    from lib.attribution import build, download
+    from lib.attribution import dataset as ds
+
+    full = [f for f in download.FILES if f.name.endswith("_with_quotes.csv")]
+    have = download.available()
+    if not all(f.name in have for f in full):
+        pytest.skip("the released full datasets are not in downloads/attribench")
+    problems = [m for f in full for m in download.identity_problems(have[f.name].read_bytes(), f)[0]]
+    if problems:
+        pytest.skip(f"downloads/attribench holds modified copies: {problems[0]}")
+    t = tables.table2({k: ds.load_quotes(have[f"{k}_with_quotes.csv"]) for k in build.KINDS}).set_index("dataset")
+    printed = {"intersectional": (742, 1991, 5.03, 0.0017), "multirace": (831, 1914, 5.10, 0.0006)}
+    for kind, (authors, quotes, fame, spread) in printed.items():
+        r = t.loc[kind]
+        assert (r["authors_per_group"], r["quotes_per_group"]) == (authors, quotes)
+        assert round(r["avg_fame"], 2) == fame and round(r["fame_range"], 4) == spread

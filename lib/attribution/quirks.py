@@ -194,7 +194,22 @@ def measure(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, balan
     return measure_scored(score_modes(responses, datasets, score=score), balanced=balanced)
 
 
-def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.DataFrame:
+def table3_change(universe: pd.DataFrame) -> dict:
+    """Quirk ``table3_population``: the Table 3 subgroup mean (log10 hits) that moves most between the
+    whole universe (faithful) and the balancing pool (corrected), with both values."""
+    from lib.attribution import tables
+
+    keys = ["partition", "subgroup"]
+    f = tables.table3(universe).set_index(keys)["mean_log10_hits"]
+    c = tables.table3(universe, mode="corrected").set_index(keys)["mean_log10_hits"].reindex(f.index)
+    d = (c - f).fillna(0.0)
+    k = d.abs().idxmax()
+    return {"number": "Table 3 mean_log10_hits", "where": "/".join(k), "faithful": float(f[k]),
+            "corrected": float(c[k]), "difference": float(d[k])}
+
+
+def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None,
+                   universe: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table ``at-quirks``: the effect of each switch, then the headline metrics under both modes.
 
     ``scored``: a :func:`score_modes` table (whole run, e.g. read back from ``scored.parquet``).
@@ -203,7 +218,7 @@ def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.
     :func:`published_numbers`: the means; the error bars for the interval switch) that moves most is reported with both values; for the
     significance test the number of bold flags that change; for the fame search (``balanced``:
     {(dataset, mode): Balanced}, both modes) the Table 2 criterion of the selected run that
-    moves most. Headline rows (``row = "headline"``): accuracy (direct, indirect; no evidence),
+    moves most; for Table 3's population (``universe``) the subgroup mean that moves most. Headline rows (``row = "headline"``): accuracy (direct, indirect; no evidence),
     S_omit and S_evid per dataset and model, all switches faithful vs all corrected.
     Columns: row, quirk, number, where, faithful, corrected, difference.
     """
@@ -234,6 +249,8 @@ def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.
                     best = {"number": f"Table 2 {crit}", "where": kind, "faithful": float(f[crit]),
                             "corrected": float(c[crit]), "difference": d}
         add("balance", best)
+    if universe is not None:
+        add("table3_population", table3_change(universe))
     head_f, head_c = _headline(faithful), _headline(with_mode(scored, "corrected"))
     h = head_f.merge(head_c, on=["number", "where"], how="outer", suffixes=("_f", "_c"))
     for r in h.itertuples(index=False):
