@@ -187,6 +187,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float, upstr
         "profile_path": prof.path,
         "synthetic": prof.synthetic,
         "label": prof.data_label,
+        "accepted_modified_releases": config.accepted_modifications(prof),
         "run_id": run_id,
         "git_commit": commit,
         "git_dirty": dirty,

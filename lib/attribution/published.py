@@ -41,12 +41,13 @@ SUPPRESSION = {"at-fig6": ("omission", "indirect", False), "at-fig7": ("miss", "
 
 
 def attribution_tab2_long(tab2: pd.DataFrame, *, mode: str | None = "faithful") -> pd.DataFrame:
-    """at-tab2 (selected fame-balancing runs) in long format: rows = dataset; columns
-    authors_per_group, quotes_per_group, avg_fame, fame_range, rms_error. With a ``mode``
-    column (the companion runs both search modes) only ``mode`` rows are kept."""
+    """at-tab2 (the selected fame-balancing runs) in long format: rows = dataset; columns
+    authors_per_group, quotes_per_group, avg_fame, fame_range and, where the table has it (a
+    re-run's), rms_error. With a ``mode`` column (a re-run under both search modes) only ``mode``
+    rows are kept."""
     d = tab2 if mode is None or "mode" not in tab2.columns else tab2[tab2["mode"] == mode]
-    return melt_table(d, "at-tab2", ("dataset",), {c: 1 for c in
-                                              ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")})
+    criteria = ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")
+    return melt_table(d, "at-tab2", ("dataset",), {c: 1 for c in criteria if c in d.columns or c != "rms_error"})
 
 
 def attribution_tab5_long(tab5: pd.DataFrame) -> pd.DataFrame:
