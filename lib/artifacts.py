@@ -116,6 +116,7 @@ _ARTIFACTS = [
     _A("at-fig3", "attribution_bias", "diagram", None, "Dataset construction pipeline"),
     _A("at-tab1", "attribution_bias", "table", "06_attribution_fairness", "Prompts (direct, indirect, evidence-conditioned suffix, system prompt)"),
     _A("at-tab2", "attribution_bias", "table", "06_attribution_fairness", "Fame-balancing selected-run statistics"),
+    _A("at-tab2-rebalance", "attribution_bias", "table", "06_attribution_fairness", "Fame balancing re-run (Tier B): the selected run of a fresh seeded re-run of Algorithm 1 and each criterion's spread over its runs"),
     _A("at-tab3", "attribution_bias", "table", "06_attribution_fairness", "Mean fame by subgroup before balancing"),
     _A("at-tab4", "attribution_bias", "table", "06_attribution_fairness", "Label sources (wikidata vs LLM consensus) per subgroup"),
     _A("at-tab5", "attribution_bias", "table", "06_attribution_fairness", "Quote-author co-occurrence by subgroup"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib
 import os
 import re
 import typing
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from lib import paths
 
@@ -170,6 +171,16 @@ class RealData(_Strict):
     authority_dataset_dir: str | None = None
 
 
+#: real_data key -> the notebooks that read it: a run of other notebooks (``--only``) does not
+#: validate it, so one paper's release is enough to rebuild that paper (issue 28)
+REAL_DATA_READERS = {
+    "ground_truth_dir": NOTEBOOK_NAMES[:4],
+    "raw_responses_dir": NOTEBOOK_NAMES[:2],
+    "authority_dataset_dir": ("05_authority_pilot_regression",),
+    "attribench_dir": ("06_attribution_fairness",),
+}
+
+
 class ModelTable(_Strict):
     """``models.<paper>``: a paper's own models, a CSV in the columns of that paper's model table
     (each paper's ``models`` module documents which are required and the defaults of the others).
@@ -209,9 +220,20 @@ class Profile(_Strict):
     llm: LLMSettings = LLMSettings()
     real_data: RealData = RealData()
     promises: list[str] | Literal["all"] = []
+    #: real_data keys whose files may differ from the release (size, line ends, rows, sha256): the
+    #: differences become warnings and the manifest records them (issue 28); only checks that
+    #: identify their files take part
+    accept_modified_releases: list[Literal["attribench_dir", "ground_truth_dir"]] = []
     models: dict[str, ModelTable] = {}
     notebooks: dict[str, dict[str, Any]] = {}
     path: str = ""  # filled in by load_profile, not read from YAML
+    #: the notebooks this run executes (``--only``; None: all): validation and promises follow it
+    _selected: tuple[str, ...] | None = PrivateAttr(default=None)
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """The notebooks validated and promised for (all six unless load_profile was given ``only``)."""
+        return self._selected if self._selected is not None else NOTEBOOK_NAMES
 
     def notebook_params(self, notebook: str) -> dict[str, Any]:
         """The overrides injected into ``notebook``'s parameters cell (plus ``profile``)."""
@@ -241,9 +263,11 @@ class Profile(_Strict):
         return artifacts.data_label(self.synthetic)
 
     def promised_ids(self) -> list[str]:
+        """The promised artifact ids of the selected notebooks (a promise of another one is not this run's)."""
         from lib import artifacts
 
-        return artifacts.promised(self.promises)
+        return [a for a in artifacts.promised(self.promises)
+                if a not in artifacts.REGISTRY or artifacts.REGISTRY[a].notebook in self.selected]
 
 
 def resolve_profile_path(profile: str | Path) -> Path:
@@ -412,25 +436,53 @@ def _promise_errors(prof: Profile, where: str) -> list[str]:
     return errs
 
 
-def release_problems(key: str, path: Path) -> list[str]:
-    """What is missing for ``real_data.<key>`` at ``path``: one message per missing file, each saying
-    where to get it ([] when complete). Each check lives next to its loader (``check_release``,
-    found through :data:`lib.registry.RELEASE_CHECKS`) and reads no data file."""
+def release_problems(key: str, path: Path, *, accept_modified: bool = False) -> list[str]:
+    """What is missing or wrong for ``real_data.<key>`` at ``path``: one message per missing file, each
+    saying where to get it, and per file that is not the release's ([] when usable). Each check
+    lives next to its loader (``check_release``, found through :data:`lib.registry.RELEASE_CHECKS`);
+    ``accept_modified``: the profile accepts a modified copy (``accept_modified_releases``)."""
     from lib import registry
 
     if key not in RealData.model_fields:
         raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RealData.model_fields)}")
-    return registry.release_check(key)(path)
+    check = registry.release_check(key)
+    return check(path, accept_modified=True) if accept_modified else check(path)
+
+
+def _read_keys(prof: Profile):
+    """(key, path) of the given real inputs that the selected notebooks read."""
+    for key in RealData.model_fields:
+        p = prof.real_path(key)
+        if p is not None and set(REAL_DATA_READERS[key]) & set(prof.selected):
+            yield key, p
 
 
 def _real_data_errors(prof: Profile, where: str) -> list[str]:
     """Every given real input must be complete: each missing file is named with where to get it, all at once."""
-    errs = []
-    for key in RealData.model_fields:
-        p = prof.real_path(key)
-        if p is not None:
-            errs += [f"{where}: key 'real_data.{key}': {msg}" for msg in release_problems(key, p)]
-    return errs
+    return [f"{where}: key 'real_data.{key}': {msg}" for key, p in _read_keys(prof)
+            for msg in release_problems(key, p, **({"accept_modified": True} if key in prof.accept_modified_releases
+                                                   else {}))]
+
+
+def release_notes(prof: Profile) -> list[str]:
+    """The files of the selected notebooks' releases that are absent but not needed: each with what it
+    would add and where to get it (a check module's optional ``release_notes(path)``)."""
+    from lib import registry
+
+    return [f"real_data.{key}: {msg}" for key, p in _read_keys(prof)
+            for msg in getattr(importlib.import_module(registry.RELEASE_CHECKS[key]), "release_notes", lambda _: [])(p)]
+
+
+def accepted_modifications(prof: Profile) -> dict[str, list[str]]:
+    """real_data key -> what differs from the release in the files the profile accepted as modified
+    (``accept_modified_releases``; a check module's ``accepted_modifications(path)``), for the manifest."""
+    from lib import registry
+
+    out = {}
+    for key, p in _read_keys(prof):
+        if key in prof.accept_modified_releases:
+            out[key] = registry.part(registry.RELEASE_CHECKS[key], "accepted_modifications")(p)
+    return out
 
 
 def _models_errors(prof: Profile, where: str) -> list[str]:
@@ -450,10 +502,13 @@ def _models_errors(prof: Profile, where: str) -> list[str]:
 
 
 def _input_errors(prof: Profile, where: str) -> list[str]:
-    """Each paper's check of its input choices (collect / import / release; :data:`lib.registry.INPUTS`)."""
-    from lib import registry
+    """Each paper's check of its input choices (collect / import / release; :data:`lib.registry.INPUTS`),
+    for the papers of the selected notebooks."""
+    from lib import artifacts, registry
 
-    return [e for module in registry.INPUTS.values() for e in registry.part(module, "profile_errors")(prof, where)]
+    papers = {a.paper for a in artifacts.REGISTRY.values() if a.notebook in prof.selected}
+    return [e for paper, module in registry.INPUTS.items() if paper in papers
+            for e in registry.part(module, "profile_errors")(prof, where)]
 
 
 # ---- ranges, forms, encodings and folders (issue 18: a bad value stops before any notebook) --------
@@ -577,8 +632,24 @@ def folder_problems(folders: dict[str, Path] | None = None) -> list[str]:
                                               "COMPANION_CACHE (cache folder)": paths.CACHE})
 
 
-def load_profile(profile: str | Path) -> Profile:
-    """Load and fully validate a profile; raise :class:`ProfileError` listing every problem."""
+def _running_notebooks(only) -> tuple[str, ...] | None:
+    """``only`` as notebook names; None: every notebook, or inside a runner's notebook
+    (``COMPANION_NOTEBOOK``) that one, so a notebook validates what its run validated."""
+    if only is not None:
+        unknown = [n for n in only if n not in NOTEBOOK_NAMES]
+        if unknown:
+            raise ProfileError(f"only: unknown notebook(s) {unknown}; expected names of: {', '.join(NOTEBOOK_NAMES)}")
+        return tuple(n for n in NOTEBOOK_NAMES if n in only)
+    running = os.environ.get("COMPANION_NOTEBOOK")
+    return (running,) if running in NOTEBOOK_NAMES else None
+
+
+def load_profile(profile: str | Path, only: typing.Sequence[str] | None = None) -> Profile:
+    """Load and fully validate a profile; raise :class:`ProfileError` listing every problem.
+
+    ``only``: the notebooks a run executes (``--only``); the real inputs and paper input checks
+    of the others are not validated, and their promises are not this run's (:attr:`Profile.selected`).
+    """
     path = resolve_profile_path(profile)
     where = _display(path)
     try:
@@ -596,6 +667,7 @@ def load_profile(profile: str | Path) -> Profile:
     except ValidationError as exc:
         raise ProfileError("\n".join(errs + _pydantic_errors(exc, where))) from None
     prof.path = str(path)
+    prof._selected = _running_notebooks(only)
     errs += (_notebook_errors(prof, where) + _promise_errors(prof, where) + _real_data_errors(prof, where)
              + _models_errors(prof, where) + _input_errors(prof, where) + _range_errors(prof, where))
     if errs:
@@ -604,11 +676,11 @@ def load_profile(profile: str | Path) -> Profile:
     return prof
 
 
-def load_or_report(profile: str | Path, out) -> Profile | None:
+def load_or_report(profile: str | Path, out, only: typing.Sequence[str] | None = None) -> Profile | None:
     """:func:`load_profile` for a command (the runner, its dry run): the profile, or None after printing
     ``profile error:`` and every problem to ``out`` (the command then exits with 2)."""
     try:
-        return load_profile(profile)
+        return load_profile(profile, only)
     except ProfileError as exc:
         print(f"profile error:\n{exc}", file=out)
         return None

@@ -76,11 +76,11 @@ def run(profile: str, only: list[str] | None = None, out=None) -> int:
     from lib.pipeline import select
 
     out = out or sys.stdout
-    prof = config.load_or_report(profile, out)
+    selected = select(only)
+    prof = config.load_or_report(profile, out, selected if only else None)
     if prof is None:
         return 2
     t0 = time.perf_counter()
-    selected = select(only)
     print(f"dry run of profile {prof.name}: nothing is sent (no endpoint opened, no panel started)", file=out)
     for nb in selected:
         if nb not in registry.PLANS:

@@ -187,6 +187,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float, upstr
         "profile_path": prof.path,
         "synthetic": prof.synthetic,
         "label": prof.data_label,
+        "accepted_modified_releases": config.accepted_modifications(prof),
         "run_id": run_id,
         "git_commit": commit,
         "git_dirty": dirty,
@@ -239,8 +240,7 @@ def print_summary(man: dict, out=sys.stdout) -> int:
         print("missing: " + "; ".join(f"{nb}: {' '.join(ids)}" for nb, ids in by_nb.items()), file=out)
     if man.get("claims") and sum(man["claims"].values()):
         c = man["claims"]
-        print(f"claims: {c['held']} held, {c['not held']} not held, {c['not applicable']} not applicable "
-              f"-> {paths.CLAIMS}", file=out)
+        print(f"claims: {', '.join(f'{v} {k}' for k, v in c.items())} -> {paths.CLAIMS}", file=out)
     rs = man.get("raw_store") or {}
     if rs.get("quarantined_lines"):
         print(f"raw store: {rs['quarantined_lines']} malformed lines were moved to {rs['quarantine']} "

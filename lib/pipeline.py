@@ -495,7 +495,8 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     from lib import report
 
     t0 = time.perf_counter()
-    prof = config.load_or_report(profile, out)
+    selected = select(only)       # validation and promises follow --only (issue 28)
+    prof = config.load_or_report(profile, out, selected if only else None)
     if prof is None:
         return 2
     problems = config.folder_problems()
@@ -509,7 +510,8 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         return 2
     if moved:
         print(moved, file=out, flush=True)
-    selected = select(only)
+    for note in config.release_notes(prof):     # absent files the run can do without, and what they add
+        print(note, file=out, flush=True)
     secrets = config.secret_values(prof)
     run_id = uuid.uuid4().hex[:12]
     lib_digest = lib_hash()

@@ -1,9 +1,14 @@
 """Regenerated values next to the papers' published ones: the paper-agnostic core (issue 8).
 
 The one place where published numbers meet regenerated ones. Every comparison is a long table
-``paper, artifact, row, column, regenerated, published, difference, within_tolerance`` where
-difference = regenerated − published and within_tolerance = |difference| ≤ 0.005 (NA when the
-regenerated value is missing). Each paper's published values and the mapping of its regenerated
+``paper, artifact, row, column, regenerated, published, difference, within_tolerance, ci_low,
+ci_high, consistent`` where difference = regenerated − published, within_tolerance =
+|difference| ≤ 0.005 (NA when the regenerated value is missing), ci_low/ci_high the regenerated
+value's 95 % interval (from the table's own interval columns, or a Wilson interval from its
+count column) and consistent = the published value lies inside that interval widened by the
+panel's stated calibration tolerance (each paper's ``CALIBRATION``): sampling error, not the
+raw difference, judges a regenerated value. p-value rows are read as p-values: consistent when
+both sides make the same decision at α = 0.05. NA where no interval is known. Each paper's published values and the mapping of its regenerated
 tables onto this shape live in ``lib/<paper>/published.py`` (found through
 :data:`lib.registry.PUBLISHED`); transcribed values come from ``lib/resources`` (SOURCES.md), read
 by :func:`published_values`: percentages and percentage points are stored as printed (unit ``%``
@@ -33,7 +38,11 @@ from lib import artifacts, paths
 TOLERANCE = 0.005
 #: Key columns of every comparison.
 KEYS = ("artifact", "row", "column")
-COLUMNS = ["paper", "artifact", "row", "column", "regenerated", "published", "difference", "within_tolerance"]
+COLUMNS = ["paper", "artifact", "row", "column", "regenerated", "published", "difference", "within_tolerance",
+           "ci_low", "ci_high", "consistent"]
+#: Value columns that hold p-values (judged by their decision at ALPHA, not as rates).
+P_VALUE = re.compile(r"^p(?:$|_)|(?:^|_)p_value$")
+ALPHA = 0.05
 RESOURCE_COLUMNS = ["artifact", "row", "column", "value", "unit", "printed", "line", "note"]
 #: Units of the transcribed values and the divisor that puts them on the comparison scale.
 UNITS = {"": 1.0, "%": 100.0, "pp": 100.0, "x": 1.0, "s": 1.0, "n": 1.0, "log10": 1.0}
@@ -53,25 +62,47 @@ def _paper_of(artifact_id) -> str | None:
         return None
 
 
-def finish(df: pd.DataFrame, keys: Sequence[str], tolerance: float, extra: Sequence[str] = ()) -> pd.DataFrame:
-    """Add difference and within_tolerance to a frame holding the keys, regenerated and published."""
+def consistent(df: pd.DataFrame, calibration: float = 0.0, alpha: float = ALPHA) -> pd.Series:
+    """Per row: is the published value consistent with the regenerated one? p-value columns
+    (:data:`P_VALUE`): both below ``alpha`` or both not. Others: published within
+    [ci_low − calibration, ci_high + calibration] (1e-12 slack). NA without a regenerated value
+    or (non-p rows) without an interval."""
+    pv = df["column"].astype(str).str.contains(P_VALUE)
+    reg, pub = df["regenerated"], df["published"]
+    lo, hi = df["ci_low"], df["ci_high"]
+    inside = (pub >= lo - calibration - _EPS) & (pub <= hi + calibration + _EPS)
+    same = (reg < alpha) == (pub < alpha)
+    out = inside.where(lo.notna() & hi.notna()).where(~pv, same.where(reg.notna()))
+    return pd.array(out.where(reg.notna()), dtype="boolean")
+
+
+def finish(df: pd.DataFrame, keys: Sequence[str], tolerance: float, extra: Sequence[str] = (),
+           calibration: float = 0.0) -> pd.DataFrame:
+    """Add difference, within_tolerance, the interval columns (NA when ``df`` has none) and
+    consistent (:func:`consistent` with ``calibration``) to a frame holding the keys,
+    regenerated and published."""
     out = df.copy()
     out["regenerated"] = pd.to_numeric(out["regenerated"], errors="coerce").astype(float)
     out["published"] = out["published"].astype(float)
     out["difference"] = out["regenerated"] - out["published"]
     within = (out["difference"].abs() - tolerance) <= _EPS
     out["within_tolerance"] = pd.array(within.where(out["regenerated"].notna()), dtype="boolean")
+    for c in ("ci_low", "ci_high"):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float) if c in out else np.nan
+    if "column" not in out:
+        out["column"] = ""
+    out["consistent"] = consistent(out, calibration)
     if "artifact" not in out:
         out["artifact"] = pd.NA
     if "paper" not in out:
         out["paper"] = out["artifact"].map(_paper_of)
     lead = ["paper", "artifact", *[k for k in keys if k not in ("paper", "artifact")]]
-    tail = ["regenerated", "published", "difference", "within_tolerance"]
+    tail = ["regenerated", "published", "difference", "within_tolerance", "ci_low", "ci_high", "consistent"]
     return out[[*lead, *tail, *[c for c in extra if c in out and c not in lead + tail]]].reset_index(drop=True)
 
 
 def compare(regenerated: pd.DataFrame, published: pd.DataFrame, *, keys: Sequence[str] = KEYS,
-            tolerance: float = TOLERANCE) -> pd.DataFrame:
+            tolerance: float = TOLERANCE, calibration: float = 0.0) -> pd.DataFrame:
     """Line up regenerated and published values on ``keys`` and judge each difference.
 
     ``regenerated``: the keys and a ``regenerated`` column; ``published``: the keys and a
@@ -82,8 +113,10 @@ def compare(regenerated: pd.DataFrame, published: pd.DataFrame, *, keys: Sequenc
     difference = regenerated − published; within_tolerance = |difference| ≤ ``tolerance``
     (inclusive, with 1e-12 slack for floating error), NA when the regenerated value is missing.
     ``paper`` is taken from ``published`` or else from the artifact registry via ``artifact``.
+    ``regenerated`` may carry ci_low/ci_high (its 95 % interval); ``calibration`` widens it for
+    the consistent column (:func:`consistent`).
     Returns paper, artifact, the keys, regenerated, published, difference, within_tolerance
-    (nullable boolean), then unit/note when ``published`` has them.
+    (nullable boolean), ci_low, ci_high, consistent, then unit/note when ``published`` has them.
 
     Raises ValueError when a key or value column is missing, a key repeats on either side, or a
     published value is missing.
@@ -94,7 +127,7 @@ def compare(regenerated: pd.DataFrame, published: pd.DataFrame, *, keys: Sequenc
         if missing:
             raise ValueError(f"compare: the {name} table lacks column(s) {missing}; has {list(frame.columns)}")
     pub = published.copy()
-    reg = regenerated[[*keys, "regenerated"]].copy()
+    reg = regenerated[[*keys, "regenerated", *[c for c in ("ci_low", "ci_high") if c in regenerated]]].copy()
     for frame in (pub, reg):
         for k in keys:
             frame[k] = frame[k].astype(str)
@@ -109,20 +142,24 @@ def compare(regenerated: pd.DataFrame, published: pd.DataFrame, *, keys: Sequenc
         raise ValueError(f"compare: published value missing or not a number at {pub.loc[bad, keys].iloc[0].to_dict()}")
     pub["published"] = pd.to_numeric(pub["published"])
     out = pub.merge(reg, on=keys, how="left", validate="one_to_one")
-    return finish(out, keys, tolerance, extra=("unit", "note"))
+    return finish(out, keys, tolerance, extra=("unit", "note"), calibration=calibration)
 
 
 def summary(df: pd.DataFrame, *, by: Sequence[str] = ("paper",)) -> pd.DataFrame:
     """Counts per group of a comparison: published (rows), compared (regenerated present),
     within, outside, missing, and the largest absolute difference."""
+    cons = df["consistent"] if "consistent" in df else pd.Series(pd.NA, index=df.index, dtype="boolean")
     g = df.assign(_cmp=df["regenerated"].notna(), _in=df["within_tolerance"].fillna(False).astype(bool),
-                  _abs=df["difference"].abs())
+                  _abs=df["difference"].abs(), _con=cons.fillna(False).astype(bool),
+                  _incon=(~cons.fillna(True)).astype(bool), _none=df["regenerated"].notna() & cons.isna())
     out = g.groupby(list(by), sort=False, dropna=False).agg(
         published=("published", "size"), compared=("_cmp", "sum"), within=("_in", "sum"),
+        consistent=("_con", "sum"), inconsistent=("_incon", "sum"), no_interval=("_none", "sum"),
         max_abs_difference=("_abs", "max")).reset_index()
     out["outside"] = out["compared"] - out["within"]
     out["missing"] = out["published"] - out["compared"]
-    return out[[*by, "published", "compared", "within", "outside", "missing", "max_abs_difference"]]
+    return out[[*by, "published", "compared", "within", "outside", "missing", "consistent", "inconsistent",
+                "no_interval", "max_abs_difference"]]
 
 
 def summary_line(df: pd.DataFrame, paper: str, *, tolerance: float = TOLERANCE) -> str:
@@ -130,8 +167,10 @@ def summary_line(df: pd.DataFrame, paper: str, *, tolerance: float = TOLERANCE) 
     s = df[df["paper"] == paper]
     n_pub, n_cmp = len(s), int(s["regenerated"].notna().sum())
     n_in = int(s["within_tolerance"].fillna(False).astype(bool).sum())
+    cons = s["consistent"] if "consistent" in s else pd.Series(pd.NA, index=s.index, dtype="boolean")
+    n_con, n_int = int(cons.fillna(False).astype(bool).sum()), int(cons.notna().sum())
     return (f"{paper}: {n_cmp} compared of {n_pub} published values, {n_in} within ±{tolerance:g}, "
-            f"{n_pub - n_cmp} missing")
+            f"{n_con} of {n_int} with an interval consistent, {n_pub - n_cmp} missing")
 
 
 def _fmt(v) -> str:
@@ -145,12 +184,16 @@ def to_markdown(df: pd.DataFrame, title: str, *, tolerance: float = TOLERANCE, s
     if synthetic:                                        # True or 'mixed' (artifacts.data_label)
         lines += [f"**{artifacts.NOTES[artifacts.data_label(synthetic)][0]}**", ""]
     lines += [f"Difference = regenerated − published; within = |difference| ≤ {tolerance:g}. Percentages and "
-              "percentage points are compared as fractions (39.2 % → 0.392).", "",
-              "| paper | artifact | published | compared | within | outside | missing | max abs difference |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "percentage points are compared as fractions (39.2 % → 0.392). *Consistent*: the published value lies "
+              "inside the regenerated value's 95 % interval widened by the panel's calibration tolerance (p-values: "
+              "the same decision at α = 0.05); *no interval*: rows whose table gives no interval.", "",
+              "| paper | artifact | published | compared | within | outside | missing | consistent | inconsistent | "
+              "no interval | max abs difference |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in summary(df, by=("paper", "artifact")).itertuples(index=False):
         lines.append(f"| {r.paper} | {r.artifact} | {r.published} | {r.compared} | {r.within} | {r.outside} | "
-                     f"{r.missing} | {_fmt(r.max_abs_difference)} |")
+                     f"{r.missing} | {r.consistent} | {r.inconsistent} | {r.no_interval} | "
+                     f"{_fmt(r.max_abs_difference)} |")
     worst = df[df["difference"].notna()].assign(_abs=lambda d: d["difference"].abs())
     worst = worst.sort_values("_abs", ascending=False, kind="stable").head(largest)
     if len(worst):
@@ -188,20 +231,58 @@ def require_columns(df: pd.DataFrame, cols, table: str) -> None:
         raise ValueError(f"{table}: the regenerated table lacks column(s) {missing}; has {list(df.columns)}")
 
 
+def _interval_columns(df: pd.DataFrame, c: str) -> tuple[str, str] | str | None:
+    """The columns holding value column ``c``'s 95 % interval (``c_ci_low``/``c_ci_high``;
+    ``flip_rate`` → ``flip_ci_low``; ``rate``/``mean`` → ``ci_low``), else the count column a
+    Wilson interval of a rate can be built from (``flip_rate`` → ``flip_pairs``; ``pairs``, ``n``,
+    ``n_quotes``), else None."""
+    stem = c[:-5] if c.endswith("_rate") else c
+    for lo, hi in ((f"{c}_ci_low", f"{c}_ci_high"), (f"{stem}_ci_low", f"{stem}_ci_high")):
+        if lo in df and hi in df:
+            return lo, hi
+    if c in ("rate", "mean") and {"ci_low", "ci_high"} <= set(df.columns):
+        return "ci_low", "ci_high"
+    if c.endswith("_rate") or c == "rate":
+        for n in (f"{stem}_pairs", "pairs", "n", "n_quotes"):
+            if n in df:
+                return n
+    return None
+
+
+def _wilson(rate: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from lib import stats
+
+    pairs = [stats.wilson_ci(float(r) * float(k), int(k)) if np.isfinite(r) and np.isfinite(k) and k > 0
+             and 0 <= r <= 1 else (np.nan, np.nan) for r, k in zip(rate, n)]
+    return np.array([p[0] for p in pairs], dtype=float), np.array([p[1] for p in pairs], dtype=float)
+
+
 def melt_table(df: pd.DataFrame, table: str, row_cols: Sequence[str], values: Mapping[str, float]) -> pd.DataFrame:
-    """Long rows (artifact, row, column, regenerated) of the ``values`` columns, each divided by its
-    divisor; the row label joins ``row_cols`` with '/'."""
+    """Long rows (artifact, row, column, regenerated, ci_low, ci_high) of the ``values`` columns,
+    each divided by its divisor; the row label joins ``row_cols`` with '/'. The interval is the
+    table's own (:func:`_interval_columns`) or a Wilson interval from its count column; NaN when
+    the table has neither."""
     require_columns(df, [*row_cols, *values], table)
     label = df[list(row_cols)].astype(str).agg("/".join, axis=1)
-    parts = [pd.DataFrame({"artifact": table, "row": label.to_numpy(), "column": c,
-                           "regenerated": pd.to_numeric(df[c], errors="coerce").to_numpy() / d})
-             for c, d in values.items()]
+    parts = []
+    for c, d in values.items():
+        v = pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float)
+        lo = hi = np.full(len(df), np.nan)
+        found = _interval_columns(df, c)
+        if isinstance(found, tuple):
+            lo, hi = (pd.to_numeric(df[k], errors="coerce").to_numpy(dtype=float) for k in found)
+        elif isinstance(found, str):
+            lo, hi = _wilson(v / d, pd.to_numeric(df[found], errors="coerce").to_numpy(dtype=float))
+            lo, hi = lo * d, hi * d
+        parts.append(pd.DataFrame({"artifact": table, "row": label.to_numpy(), "column": c, "regenerated": v / d,
+                                   "ci_low": lo / d, "ci_high": hi / d}))
     return pd.concat(parts, ignore_index=True)
 
 
 def single_row(table: str, row: str, values: Mapping[str, float]) -> pd.DataFrame:
+    """One long row per value, without an interval (table-wide values: χ², spreads, ratios)."""
     return pd.DataFrame({"artifact": table, "row": row, "column": list(values),
-                         "regenerated": [float(v) for v in values.values()]})
+                         "regenerated": [float(v) for v in values.values()], "ci_low": np.nan, "ci_high": np.nan})
 
 
 

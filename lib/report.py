@@ -1,7 +1,8 @@
 """``outputs/index.html``: a static page a reviewer opens in a browser, built from the manifest.
 
-Per paper, first the claims table of the ledger (claim, verdict, key numbers, the command that
-reproduces it, that notebook's measured time; :mod:`lib.claims`), then one card per registered
+Per paper, first the forest plot and claims table of the ledger (claim, outcome, deciding
+statistic, size to decide, the command that reproduces it, that notebook's measured time;
+:mod:`lib.claims`, :mod:`lib.claims_plot`), then one card per registered
 artifact: id, caption, status, producing notebook and profile, the claims it supports, a thumbnail
 (figures), a preview (tables, texts), and a banner wherever synthetic data were used. No
 JavaScript and no network: everything is relative to ``outputs/``.
@@ -31,7 +32,8 @@ table.preview td,table.preview th{border:1px solid #ddd;padding:1px 4px;white-sp
 pre{font-size:.7rem;max-height:220px;overflow:auto;background:#fff;border:1px solid #eee;padding:.3rem}
 table.claims{border-collapse:collapse;font-size:.8rem;margin:.5rem 0 1rem;width:100%}
 table.claims td,table.claims th{border:1px solid #ddd;padding:2px 5px;vertical-align:top;text-align:left}
-.v-held{color:#2e7d32;font-weight:bold}.v-not-held{color:#c62828;font-weight:bold}.v-not-applicable{color:#757575;font-weight:bold}
+.v-held{color:#009E73;font-weight:bold}.v-contradicted{color:#D55E00;font-weight:bold}.v-inconclusive{color:#b07800;font-weight:bold}.v-not-applicable{color:#757575;font-weight:bold}
+.forest{max-width:100%;margin:.3rem 0}
 .claimref{font-size:.8rem;margin:.2rem 0}
 """
 
@@ -66,23 +68,28 @@ def _verdict(rec: dict) -> str:
     return f'<span class="{cls}">{html.escape(rec["status"])}</span>'
 
 
-def _claims_table(recs: list[dict], times: dict[str, str]) -> str:
-    """The paper's claims: claim, verdict, key numbers, reproduce command (profile), measured time."""
+def _claims_table(recs: list[dict], times: dict[str, str], paper: str = "") -> str:
+    """The paper's claims: its forest plot (when written), then claim, outcome, deciding statistic
+    with its interval and threshold, what would decide it, reproduce command (profile), time."""
     if not recs:
         return ""
     c = claims.counts(recs)
     rows = []
     for r in recs:
-        nums = claims.cell_numbers(r)
         rows.append(f'<tr id="claim-{html.escape(r["id"])}"><td><code>{html.escape(r["id"])}</code> '
                     f'{html.escape(r["statement"])} <span class="meta">({html.escape(r["where"])})</span></td>'
                     f'<td>{_verdict(r)}{f" ({claims.label(r)})" if claims.label(r) in artifacts.NOTES else ""}</td>'
-                    f'<td title="{html.escape(r["detail"])}">{html.escape(nums)}</td>'
+                    f'<td title="{html.escape(r["detail"])}">{html.escape(claims.cell_numbers(r))}</td>'
+                    f'<td>{html.escape(claims.decide_cell(r))}</td>'
                     f'<td><code>{html.escape(claims.command(r))}</code> ({html.escape(r.get("profile", ""))})</td>'
                     f'<td>{html.escape(times.get(r["notebook"], "not measured"))}</td></tr>')
-    return (f'<h3>Claims: {c["held"]} held, {c["not held"]} not held, {c["not applicable"]} not applicable</h3>'
-            '<table class="claims"><tr><th>claim</th><th>verdict</th><th>key numbers</th><th>reproduce</th>'
-            f'<th>time</th></tr>{"".join(rows)}</table>')
+    png = f"figures/claims-{paper}.png"
+    plot = (f'<a href="{png}"><img class="forest" alt="forest plot of the {html.escape(paper)} claims" src="{png}"></a>'
+            if paper and (paths.OUTPUTS / png).is_file() else "")
+    return (f'<h3>Claims: {html.escape(claims.counts_text(c))}</h3>'
+            f'<p class="meta">{html.escape(claims.RULE[0].upper() + claims.RULE[1:])}.</p>{plot}'
+            '<table class="claims"><tr><th>claim</th><th>outcome</th><th>deciding statistic [95 % CI] vs threshold (test)</th>'
+            f'<th>to decide</th><th>reproduce</th><th>time</th></tr>{"".join(rows)}</table>')
 
 
 def _label(row: dict) -> str:
@@ -133,7 +140,7 @@ def render_index(man: dict) -> str:
     per_art, times = claims.by_artifact(recs), claims.notebook_times(man)
     sections = []
     for key, title in artifacts.PAPERS.items():
-        table = _claims_table([r for r in recs if r["paper"] == key], times)
+        table = _claims_table([r for r in recs if r["paper"] == key], times, key)
         cards = "".join(_card(r, per_art.get(r["id"])) for r in man["artifacts"] if r["paper"] == key)
         sections.append(f'<section><h2>{html.escape(title)}</h2>{table}<div class="grid">{cards}</div></section>')
     return f"""<!doctype html>

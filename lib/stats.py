@@ -281,3 +281,86 @@ def bootstrap_over_prompts(
         return (est, float("nan"), float("nan"))
     lo, hi = np.percentile(reps, [100 * alpha / 2, 100 * (1 - alpha / 2)])
     return (est, float(lo), float(hi))
+
+
+def trend_slope(rank: Iterable[float], values: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """Least-squares slope of ``values`` on an ordinal ``rank`` with a heteroskedasticity-robust
+    (HC1) (1 − α) interval: (slope, low, high).
+
+    Definition: OLS of y on (1, x) (statsmodels), slope β̂ ∓ t_{1−α/2, n−2}·se_HC1(β̂).
+
+    Interpretation: a trend test for "y increases with x" over ordered classes that uses every
+    value at once, instead of pairwise comparisons of class means; HC1 because binary or bounded
+    values have a variance that changes with their mean.
+
+    Edge cases: NaNs are dropped pairwise; fewer than three values or a single rank value give
+    (nan, nan, nan); constant y gives the zero-width interval (0, 0, 0).
+    """
+    import statsmodels.api as sm
+
+    x = np.asarray(list(rank), dtype=float)
+    y = np.asarray(list(values), dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"trend_slope: rank has {x.size} values but values has {y.size}")
+    ok = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.unique(x).size < 2:
+        return (float("nan"), float("nan"), float("nan"))
+    if np.ptp(y) == 0:
+        return (0.0, 0.0, 0.0)
+    fit = sm.OLS(y, sm.add_constant(x)).fit(cov_type="HC1", use_t=True)
+    lo, hi = fit.conf_int(alpha)[1]
+    return (float(fit.params[1]), float(lo), float(hi))
+
+
+def n_to_decide(estimate: float, low: float, high: float, threshold: float, n: float, *,
+                design: str = "two-sample", alpha: float = 0.05, power: float = 0.8) -> float:
+    """The sample size at which an interval like (low, high), built on ``n`` units, would exclude
+    ``threshold`` with probability ``power`` if the true effect were the observed one.
+
+    Definition: the interval's half-width on the threshold's side, h, gives the per-unit spread
+    σ = h·√(n/k)/z_{1−α/2} (k = 1 for one sample, 2 for two equal samples); the standardised
+    effect is d = |estimate − threshold|/σ and the size is statsmodels' ``NormalIndPower``
+    ``solve_power(d, alpha, power)`` with ratio 0 (one sample) or 1 (two samples, n per group).
+    Textbook form: n = k·((z_{1−α/2} + z_{power})/d)² (to within the far tail's term).
+
+    Interpretation: the n of the same unit as ``n`` (per group for two samples) a run needs to
+    decide the claim one way or the other, under the observed effect and variance.
+
+    Edge cases: an estimate at the threshold gives inf; an undefined interval or n ≤ 0 gives nan.
+    """
+    from statsmodels.stats.power import NormalIndPower
+
+    if design not in ("one-sample", "two-sample"):
+        raise ValueError(f"n_to_decide: design must be 'one-sample' or 'two-sample', got {design!r}")
+    vals = np.array([estimate, low, high, threshold, n], dtype=float)
+    if np.isnan(vals).any() or n <= 0:
+        return float("nan")
+    gap = abs(estimate - threshold)
+    if gap == 0:
+        return float("inf")
+    h = (estimate - low) if threshold < estimate else (high - estimate)
+    if h <= 0:
+        return float("nan")
+    k = 1 if design == "one-sample" else 2
+    sigma = h * np.sqrt(n / k) / _st.norm.ppf(1 - alpha / 2)
+    d = gap / sigma
+    return float(NormalIndPower().solve_power(effect_size=d, alpha=alpha, power=power,
+                                              ratio=0 if k == 1 else 1, alternative="two-sided"))
+
+
+def chi2_n_to_decide(chi2: float, n: float, cells: int, *, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Total sample size at which a χ² homogeneity test over ``cells`` groups (df = cells − 1)
+    rejects with probability ``power`` if the effect were the observed one.
+
+    Definition: Cohen's w = √(χ²/n), size from statsmodels' ``GofChisquarePower`` with
+    n_bins = cells (df = cells − 1). Edge cases: χ² = 0 gives inf; n ≤ 0 or cells < 2 gives nan.
+    """
+    from statsmodels.stats.power import GofChisquarePower
+
+    if n <= 0 or cells < 2 or np.isnan(chi2):
+        return float("nan")
+    if chi2 <= 0:
+        return float("inf")
+    w = float(np.sqrt(chi2 / n))
+    return float(GofChisquarePower().solve_power(effect_size=w, nobs=None, alpha=alpha, power=power, n_bins=cells))

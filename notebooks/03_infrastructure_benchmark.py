@@ -247,10 +247,11 @@ artifacts.save_figure(fig, "lsb-figC11", synthetic=cfg.synthetic)
 # ## Claims (§4.1, App. C.1)
 #
 # Each sentence of §4.1 below is checked on the per-attempt table and recorded in the claims ledger
-# (`outputs/claims.md`) as held / not held / not applicable with its means and 95 % CIs. A
-# comparison holds when the 95 % CI of the difference (Newcombe's for refusals and validity,
-# Welch's otherwise) excludes 0 in the claimed direction; a size trend also needs the class means
-# to rank with size. On the embedded default's synthetic data a held claim shows the pipeline
+# (`outputs/claims.md`) as held / contradicted / inconclusive / not applicable with its means and
+# 95 % CIs. A comparison holds when the 95 % CI of the difference (Newcombe's for refusals and
+# validity, Welch's otherwise) excludes 0 in the claimed direction, is contradicted when it excludes
+# 0 on the other side and inconclusive when it contains 0; a size trend is judged on the slope of
+# the per-attempt values on the ordinal size class, with its interval. On the embedded default's synthetic data a held claim shows the pipeline
 # recovers the panel's built-in behaviour, not that the claim is true of real LLMs; on the release
 # profile the claims are checked on the papers' data.
 

@@ -298,10 +298,11 @@ quads.round(2)
 # ## Claims (§4.2, §5, App. A.4, App. C.3)
 #
 # The paper's claims on temperature, refusals, constrained prompting and RAG, checked on the tables
-# above and recorded in the claims ledger (`outputs/claims.md`) as held / not held / not applicable
-# with their means and 95 % CIs (`lib.scholar.claims`, one table of checks). A comparison holds
-# when the 95 % CI of the difference (Newcombe's for proportions, Welch's otherwise) excludes 0 in
-# the claimed direction; claims whose inputs this profile did not collect are "not applicable". On
+# above and recorded in the claims ledger (`outputs/claims.md`) as held / contradicted /
+# inconclusive / not applicable with their means and 95 % CIs (`lib.scholar.claims`, one table of
+# checks). A comparison holds when the 95 % CI of the difference (Newcombe's for proportions,
+# Welch's otherwise) excludes 0 in the claimed direction, is contradicted when it excludes 0 on the
+# other side and inconclusive when it contains 0; claims whose inputs this profile did not collect are "not applicable". On
 # the embedded default's synthetic data a held claim shows the pipeline recovers the panel's
 # built-in behaviour, not that the claim is true of real LLMs; on the release profile the claims
 # are checked on the papers' data.

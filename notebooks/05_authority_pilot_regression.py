@@ -490,8 +490,8 @@ intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, co
 # susceptibility, agreement, dose-response, topic spread, instruction effects and the frontier
 # backfire, the say-do gap, venue as the dominant weight), each checked on the tables above with the
 # interval behind the verdict (Wilson, Newcombe, McNemar, a t-interval over model pairs, a bootstrap
-# of the pilot fit) and recorded in the claims ledger (`outputs/claims.md`) as held / not held / not
-# applicable (`lib.authority.claims`). A claim is judged on the direction or significance the paper
+# of the pilot fit) and recorded in the claims ledger (`outputs/claims.md`) as held / contradicted /
+# inconclusive / not applicable (`lib.authority.claims`). A claim is judged on the direction or significance the paper
 # states, not on its number. On the embedded default the answers are synthetic: a held claim shows
 # the pipeline recovers the panel's built-in behaviour, not that the claim is true of real LLMs.
 

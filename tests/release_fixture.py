@@ -278,6 +278,23 @@ def write_attribench_release(root: Path, *, n_authors: int = 400, seed: int = 7)
     return out
 
 
+def attribench_specs(written: Sequence[Path]) -> tuple:
+    """The identities of a fixture's AttriBench files, as :data:`lib.attribution.download.FILES` pins the
+    release's (size in characters, data rows, sha256), so its checks can run on the fixture."""
+    import dataclasses
+    import hashlib
+
+    from lib.attribution.download import BY_NAME
+
+    out = []
+    for p in written:
+        spec, data = BY_NAME[p.name], p.read_bytes()
+        rows = None if spec.rows is None else len(pd.read_csv(p, keep_default_na=False))
+        out.append(dataclasses.replace(spec, chars=len(data.decode("utf-8")), rows=rows,
+                                       sha256=hashlib.sha256(data).hexdigest()))
+    return tuple(out)
+
+
 # ---- LLMScholarBench ground truth ---------------------------------------------------------------
 _LONG_ETHNICITY = {"Black": "Black or African American", "Hispanic": "Hispanic or Latino"}
 _TOPICS = {"Condensed Matter Physics": 1001, "Education": 1002}

@@ -13,9 +13,9 @@ from lib import artifacts, config, paths  # noqa: E402
 
 def test_registry_holds_every_artifact_of_the_three_papers():
     reg = artifacts.REGISTRY
-    assert len(reg) == 74
+    assert len(reg) == 75
     per_paper = {p: sum(a.paper == p for a in reg.values()) for p in artifacts.PAPERS}
-    assert per_paper == {"llmscholarbench": 27, "authority_bias": 24, "attribution_bias": 23}
+    assert per_paper == {"llmscholarbench": 27, "authority_bias": 24, "attribution_bias": 24}
     diagrams = sorted(a.id for a in reg.values() if a.kind == "diagram")
     assert diagrams == ["at-fig1", "at-fig2", "at-fig3", "lsb-fig1"]
     assert all(a.notebook is None for a in reg.values() if a.kind == "diagram")

@@ -71,13 +71,28 @@ def test_accuracy_levels():
     weak = atc.tables(scored(models=("gemini-2.5-flash-lite", "zai-org/GLM-5"),
                              spec=with_(("direct", False), (0.06, 0.05, 0.05, 0.04))))["accuracy"]
     v = atc.weak_models(weak)
-    assert held(v) and all("GLM" not in k for k in v.numbers)
+    assert held(v) and v.tests and all("GLM" not in t["statistic"] for t in v.tests)
+    assert all(t["threshold"] == 0.1 and t["side"] == "below" for t in v.tests)
     assert not held(atc.weak_models(atc.tables(scored(models=("gemini-2.5-flash-lite",)))["accuracy"]))
     assert atc.weak_models(atc.tables(scored(models=("zai-org/GLM-5",)))["accuracy"]).status == "not applicable"
 
 
+ZERO = {k: ((0.0,) * 4, (1.0,) * 4) for k in PAPER}   # nobody named: never a correct answer
+
+
+def test_no_frontier_model_and_no_correct_answer_make_frontier_claims_not_applicable(isolated_outputs):
+    # a real endpoint answering gibberish with a small open model only (issue 25): at-low-accuracy was "held"
+    v = atc.check_all(scored(ZERO, models=("qwen/qwen3-8b", "gemini-2.5-flash-lite")), synthetic=False)
+    assert v["at-low-accuracy"].status == "not applicable" and "no frontier model" in v["at-low-accuracy"].detail
+    assert v["at-weak-models"].status == "not applicable" and "scored 0" in v["at-weak-models"].detail
+    assert all(x.status != "held" for x in v.values()), {k: x.status for k, x in v.items() if x.status == "held"}
+    # frontier models present but every model scored 0: still not testable, never held
+    zero_fr = atc.tables(scored(ZERO))["accuracy"]
+    assert atc.low_accuracy(zero_fr).status == "not applicable"
+
+
 def test_ranking_reversal():
-    gpt = scored(with_(("indirect", False), (0.05,) * 4), models=("gpt-5.1",))
+    gpt = scored(with_(("indirect", False), (0.02,) * 4), models=("gpt-5.1",))
     kimi = scored(with_(("direct", False), (0.10,) * 4), models=("moonshotai/Kimi-K2.5",))
     assert held(atc.ranking_reversal(atc.tables(pd.concat([gpt, kimi]))["quotes"]))
     same = scored(models=("gpt-5.1",)), scored(with_(("direct", False), (0.10,) * 4), models=("moonshotai/Kimi-K2.5",))

@@ -171,7 +171,9 @@ def test_release_verification_accepts_the_quirk_and_reports_it():
     v = dl.check_bytes(data, spec)
     assert len(v.sha256) == 64 and len(v.warnings) == 1 and "jstet" not in v.warnings[0] and "row 4" in v.warnings[0]
     crlf = data.replace(b"\n", b"\r\n")                    # a copy whose line ends were converted
-    v2 = dl.check_bytes(crlf, spec)
-    assert any("line ends differ" in w for w in v2.warnings)
+    with pytest.raises(dl.DownloadError, match="line ends converted: 8 CRLF line ends where the release has LF"):
+        dl.check_bytes(crlf, spec)                        # not the release's file (issue 28) ...
+    v2 = dl.check_bytes(crlf, spec, accept_modified=True)  # ... unless accepted as modified
+    assert any("line ends converted" in w for w in v2.warnings)
     with pytest.raises(dl.DownloadError, match="differs from the one recorded"):
         dl.check_bytes(data, spec, recorded_sha="0" * 64)

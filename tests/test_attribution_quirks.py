@@ -39,3 +39,15 @@ def test_measure_reports_each_switch_and_headlines(run):
     h = t[t["row"] == "headline"]
     assert set(h["number"]) == {"accuracy", "S_omit", "S_evid"} and len(h) == 2 * (2 + 1 + 1)
     assert (h["difference"] == h["corrected"] - h["faithful"]).all()
+
+
+def test_measure_reports_the_table3_population_with_both_values(run):
+    resp, datasets = run
+    u = pd.DataFrame({"author_clean": list("abcdef"), "race": ["white", "white", "black", "black", "asian", "latino"],
+                      "gender": ["male", "male", "female", "male", "female", "male"],
+                      "log10_hits": [6.0, 2.0, 4.0, 5.0, 3.5, 4.5]})
+    q = quirks.measure_scored(quirks.score_modes(resp, datasets), universe=u)
+    row = q[q["quirk"] == "table3_population"].iloc[0]
+    # M/White: (6 + 2) / 2 = 4.0 over the universe, 6.0 in the log10_hits >= 3 pool (White likewise)
+    assert (row["faithful"], row["corrected"], row["difference"]) == (4.0, 6.0, 2.0)
+    assert row["where"] in ("multirace/White", "intersectional/M/White")

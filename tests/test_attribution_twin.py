@@ -63,13 +63,20 @@ def test_with_quotes_matches_the_released_schema(built):
 
 
 def test_tables(universe, built):
-    t2 = tables.table2({k: v[0] for k, v in built.items()}, with_paper=True)
+    t2 = tables.table2({k: v[1] for k, v in built.items()}, with_paper=True)
     assert t2["dataset"].tolist() == ["intersectional", "multirace"] and t2["paper_avg_fame"].tolist() == [5.03, 5.10]
-    assert (t2["authors_per_group"] > 0).all()
+    # Tier A read off the datasets = the criteria the balancer reported for the run they came from
+    for kind, (bal, _) in built.items():
+        got, want = t2.set_index("dataset").loc[kind], bal.best_stats
+        for c in ("authors_per_group", "quotes_per_group"):
+            assert got[c] == want[c]
+        assert got["avg_fame"] == pytest.approx(want["avg_fame"], abs=1e-12)
+        assert got["fame_range"] == pytest.approx(want["fame_range"], abs=1e-12)
     t3 = tables.table3(universe)
     assert t3["partition"].value_counts().to_dict() == {"multirace": 4, "intersectional": 4}
     assert t3.groupby("partition")["gap_to_top"].min().eq(0).all()
-    t4 = tables.table4({k: (v[1], k) for k, v in built.items()})
+    t4 = tables.table4({k: v[1] for k, v in built.items()})
+    assert tables.table4(None) is None
     assert t4["gender_wikidata_pct"].between(0, 100).all() and len(t4) == 8
     assert (t4["gender_wikidata_pct"].mean() > t4["race_wikidata_pct"].mean())
     t5 = tables.table5(built["intersectional"][1], "intersectional", seed=1)
@@ -107,7 +114,7 @@ def test_build_released_and_save(tmp_path, universe):
     assert rel.source == "released" and not rel.synthetic
     assert set(rel.balanced) == {(k, m) for k in build.KINDS for m in ("faithful", "corrected")}
     assert len(rel.subsets["intersectional"]) == 35 and rel.datasets == {}
-    t2 = tables.table2(rel.balanced, with_paper=True)
+    t2 = tables.table2_rebalance(rel.balanced, with_paper=True)
     assert t2[["dataset", "mode"]].drop_duplicates().shape[0] == 4
     assert t2.loc[t2["dataset"] == "multirace", "paper_fame_range"].eq(0.0006).all()
     files = build.save(rel, tmp_path / "out")

@@ -1,5 +1,6 @@
 """lib.authority.claims: every check holds on a hand-made table built to satisfy the paper's
-sentence, fails on one built against it, and is not applicable when its table is missing."""
+sentence, is contradicted (or inconclusive) on one built against it, and is not applicable when
+its table is missing."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,25 +31,31 @@ def tab7(models: dict, p=0.001):
     return pd.DataFrame(rows)
 
 
-def tab11(base=(0.44, 0.218), mild=(0.417, 0.215, 0.059), strong=(0.311, 0.21, 0.001), n=1000):
+def tab11(base=(0.44, 0.218), mild=(0.417, 0.215, 0.059), strong=(0.311, 0.21, 0.001), n=1000, discordant=(0, 148, 191)):
+    # discordant pairs b + c per instruction; b − c = the reduction in pairs (148 makes the mild 23 pairs p ≈ 0.06)
     rows = []
-    for ins, (f, b, *p) in (("baseline", base), ("anti_authority", mild), ("content_first", strong)):
+    for (ins, (f, b, *p)), disc in zip((("baseline", base), ("anti_authority", mild), ("content_first", strong)), discordant):
+        red = round(n * (base[0] - f))
         rows.append(dict(instruction=ins, flip_rate=f, flip_pairs=n, boost_rate=b, boost_pairs=n,
-                         flip_reduction_pp=100 * (base[0] - f), b=40, c=30, p_mcnemar=p[0] if p else np.nan))
+                         flip_reduction_pp=100 * (base[0] - f), b=(disc + red) // 2, c=(disc - red) // 2,
+                         p_mcnemar=p[0] if p else np.nan))
     return pd.DataFrame(rows)
 
 
 def test_flip_vs_boost():
     v = ac.flip_vs_boost(tab5(392, 217))
-    assert held(v) and v.numbers["gap pp"] == pytest.approx(17.5) and v.numbers["p"] < 1e-10
-    assert not held(ac.flip_vs_boost(tab5(230, 217)))
+    assert held(v) and v.tests[0]["estimate"] == pytest.approx(0.175) and v.numbers["p"] < 1e-10
+    assert v.tests[0]["published"] == pytest.approx(0.175) and v.tests[0]["test"] == "Newcombe"
+    assert ac.flip_vs_boost(tab5(230, 217)).status == "inconclusive"
+    assert ac.flip_vs_boost(tab5(150, 217)).status == "contradicted"
 
 
 def test_direction_claims():
     assert held(ac.boosted_directional(tab6(41, 68)))
-    assert not held(ac.boosted_directional(tab6(41, 55)))            # 55/100: CI reaches below 50 %
+    assert ac.boosted_directional(tab6(41, 55)).status == "inconclusive"    # 55/100: CI reaches below 50 %
+    assert ac.boosted_directional(tab6(41, 30)).status == "contradicted"
     assert held(ac.flipped_nondirectional(tab6(41, 68)))
-    assert not held(ac.flipped_nondirectional(tab6(70, 80)))          # flipped pulled toward higher too
+    assert ac.flipped_nondirectional(tab6(70, 80)).status == "contradicted"  # flipped pulled toward higher too
     assert ac.boosted_directional(tab6(41, 0).assign(flips=[100, 0])).status == "not applicable"
 
 
@@ -56,18 +63,27 @@ def test_susceptibility_homogeneity_and_frontier():
     spread = tab7({"gpt-5.4": (20, 15, 150), "llama3.1:8b": (95, 52, 150), "gemma2:9b": (50, 21, 150)})
     v = ac.susceptibility_range(spread)
     assert held(v) and v.numbers["ratio max/min"] == pytest.approx((95 + 52) / (20 + 15))
-    assert not held(ac.susceptibility_range(tab7({"a": (40, 30, 150), "b": (45, 33, 150)})))
-    assert held(ac.model_homogeneity(spread)) and not held(ac.model_homogeneity(tab7({"a": (1, 1, 9), "b": (1, 1, 9)}, p=0.4)))
+    assert ac.susceptibility_range(tab7({"a": (40, 30, 150), "b": (45, 33, 150)})).status == "inconclusive"
+    assert held(ac.model_homogeneity(spread))
+    weak = ac.model_homogeneity(tab7({"a": (1, 1, 9), "b": (1, 1, 9)}, p=0.4))
+    assert weak.status == "inconclusive" and weak.decide["n needed"] > 0  # a failed χ² never contradicts
     cohorts = pd.DataFrame({"model": ["gpt-5.4", "llama3.1:8b", "gemma2:9b"], "cohort": ["frontier", "open", "open"]})
     assert held(ac.frontier_below_open(spread, cohorts))
     backwards = cohorts.assign(cohort=["open", "frontier", "open"])  # the most susceptible model called frontier
-    assert not held(ac.frontier_below_open(spread, backwards))
+    assert ac.frontier_below_open(spread, backwards).status == "contradicted"
     assert ac.frontier_below_open(spread, cohorts.assign(cohort="open")).status == "not applicable"
+    # no model changed a recommendation: frontier "at or below" cannot be tested, never held
+    still = tab7({"gpt-5.4": (0, 0, 150), "llama3.1:8b": (0, 0, 150)})
+    assert ac.frontier_below_open(still, cohorts.head(2)).status == "not applicable"
+    # the frontier model never answered (no pairs): not applicable
+    silent = tab7({"gpt-5.4": (0, 0, 150), "llama3.1:8b": (95, 52, 150)}).assign(flip_pairs=[0, 150])
+    assert ac.frontier_below_open(silent, cohorts.head(2)).status == "not applicable"
 
 
 def test_agreement_claims():
     assert held(ac.selection_agreement(pd.DataFrame({"agreement": [0.40, 0.45, 0.50, 0.42]})))
-    assert not held(ac.selection_agreement(pd.DataFrame({"agreement": [0.09, 0.12, 0.10, 0.11]})))
+    assert ac.selection_agreement(pd.DataFrame({"agreement": [0.09, 0.12, 0.10, 0.11]})).status == "inconclusive"
+    assert ac.selection_agreement(pd.DataFrame({"agreement": [0.05, 0.06, 0.04, 0.05]})).status == "contradicted"
     k = pd.DataFrame({"kappa_flipped": [0.20, 0.25, 0.22, 0.18], "kappa_boosted": [0.05, 0.06, 0.04, 0.07]})
     assert held(ac.flip_kappa(k))
     assert not held(ac.flip_kappa(k.rename(columns={"kappa_flipped": "kappa_boosted", "kappa_boosted": "kappa_flipped"})))
@@ -85,7 +101,7 @@ PICKS = pd.DataFrame({"condition": ["boosted", "flipped", "original"], "picks": 
 
 def test_dose_response_claims():
     v = ac.top_tier_original(tab9(), PICKS)
-    assert held(v) and v.numbers["top-tier share (original)"] == pytest.approx(0.521)
+    assert held(v) and v.tests[0]["estimate"] == pytest.approx(0.521) and v.tests[0]["threshold"] == 0.3
     assert not held(ac.top_tier_original(tab9(top=(31.0, 30.0)), PICKS))
     assert held(ac.flipped_flattens(tab9(), PICKS))
     assert not held(ac.flipped_flattens(tab9(low=(11.8, 11.8)), PICKS))
@@ -96,20 +112,25 @@ def test_dose_response_claims():
 def test_topic_spread():
     t = pd.DataFrame({"topic": ["a", "b", "c"], "flip_rate": [0.578, 0.157, 0.40], "n": [100, 100, 100]})
     v = ac.topic_spread(t)
-    assert held(v) and v.numbers["spread pp"] == pytest.approx(42.1)
-    assert not held(ac.topic_spread(t.assign(flip_rate=[0.40, 0.42, 0.41])))
+    assert held(v) and v.tests[1]["estimate"] == pytest.approx(0.42)  # 58 − 16 of 100
+    assert ac.topic_spread(t.assign(flip_rate=[0.40, 0.42, 0.41])).status == "inconclusive"
     assert ac.topic_spread(t.head(1)).status == "not applicable"
 
 
 def test_instruction_claims():
     t = tab11()
     v = ac.strong_instruction(t)
-    assert held(v) and v.numbers["reduction pp"] == pytest.approx(12.9)
-    assert not held(ac.strong_instruction(tab11(strong=(0.311, 0.21, 0.3))))         # not significant
-    assert not held(ac.strong_instruction(tab11(strong=(0.10, 0.21, 0.001))))        # removes most flips: not partial
-    assert held(ac.mild_instruction(t)) and not held(ac.mild_instruction(tab11(mild=(0.417, 0.215, 0.01))))
+    assert held(v) and v.tests[0]["estimate"] == pytest.approx(0.129)
+    # 20 of 1,000 pairs fewer with 400 discordant pairs: the paired interval reaches 0
+    assert ac.strong_instruction(tab11(strong=(0.42, 0.21, 0.3), discordant=(0, 148, 400))).status == "inconclusive"
+    assert ac.strong_instruction(tab11(strong=(0.10, 0.21, 0.001), discordant=(0, 148, 400))).status == "contradicted"
+    assert held(ac.mild_instruction(t))
+    # judged on strong − mild, not on the mild effect's significance (a sample-size property)
+    assert held(ac.mild_instruction(tab11(discordant=(0, 60, 191))))
+    assert ac.mild_instruction(tab11(mild=(0.25, 0.215, 0.001), discordant=(0, 300, 191))).status == "contradicted"
+    assert ac.mild_instruction(tab11(mild=(0.33, 0.215, 0.01), discordant=(0, 300, 191))).status == "inconclusive"
     assert held(ac.boost_unmoved(t))
-    assert not held(ac.boost_unmoved(tab11(base=(0.44, 0.30), strong=(0.311, 0.15, 0.001))))
+    assert ac.boost_unmoved(tab11(base=(0.44, 0.30), strong=(0.311, 0.15, 0.001))).status == "contradicted"
     assert ac.strong_instruction(t[t["instruction"] != "content_first"]).status == "not applicable"
 
 
@@ -121,8 +142,10 @@ def tab12(front=(3.9, 0.02), open_=(-5.7, 0.001)):
 
 def test_frontier_backfire():
     assert held(ac.frontier_backfire(tab12()))
-    assert not held(ac.frontier_backfire(tab12(front=(-3.3, 0.4))))
+    assert ac.frontier_backfire(tab12(front=(-3.3, 0.4))).status == "contradicted"
     assert ac.frontier_backfire(tab12().head(1)).status == "not applicable"
+    # no frontier pair answered (a profile without frontier models): not applicable, never held
+    assert ac.frontier_backfire(tab12().assign(pairs=[0, 1250])).status == "not applicable"
 
 
 def test_say_do_gap():
@@ -130,8 +153,9 @@ def test_say_do_gap():
     mentions = pd.DataFrame({"instruction": ["baseline", "content_first"], "mentions": [900, 180],
                              "responses": [3000, 3000]})
     v = ac.say_do_gap(t13, tab11(), mentions)
-    assert held(v) and v.numbers["gap pp"] == pytest.approx(24.0 - 12.9)
-    assert not held(ac.say_do_gap(t13, tab11(), mentions.assign(mentions=[900, 510])))
+    assert held(v) and v.tests[0]["estimate"] == pytest.approx(0.240 - 0.129)
+    assert ac.say_do_gap(t13, tab11(), mentions.assign(mentions=[900, 510])).status == "inconclusive"
+    assert ac.say_do_gap(t13, tab11(), mentions.assign(mentions=[900, 800])).status == "contradicted"
 
 
 def test_venue_dominant():
@@ -140,8 +164,8 @@ def test_venue_dominant():
                          "affiliation": rng.normal(0.05, 0.01, 200)})
     t1 = pd.DataFrame({"dimension": ["venue", "median_h", "affiliation"], "weight": [0.5, 0.4, 0.1]})
     assert held(ac.venue_dominant(t1, boot))
-    assert not held(ac.venue_dominant(t1, boot.assign(median_h=boot["venue"] + rng.normal(0, 0.05, 200))))
-    assert not held(ac.venue_dominant(t1.assign(weight=[0.3, 0.6, 0.1]), boot))
+    assert ac.venue_dominant(t1, boot.assign(median_h=boot["venue"] + rng.normal(0, 0.05, 200))).status == "inconclusive"
+    assert ac.venue_dominant(t1, boot.assign(median_h=boot["venue"] + 0.1)).status == "contradicted"
 
 
 def test_check_all_without_tables_gives_every_claim_a_reason(isolated_outputs):

@@ -81,7 +81,12 @@ def test_authors_missing_from_stats_have_no_prominence(world, tmp_path):
     gone = t["authors_stats.csv"]["id_author"].iloc[:2].tolist()
     t["authors_stats.csv"] = t["authors_stats.csv"].iloc[2:]
     t["authors_demographics.csv"].loc[t["authors_demographics.csv"].index[0], "ethnicity"] = "American Indian"
-    w = rl.load_release(write_release(world, tmp_path, "folder", tables=t))
+    src = write_release(world, tmp_path, "folder", tables=t)
+    with pytest.raises(rl.ReleaseError, match=r"authors_stats.csv: .*118 data rows, expected 120"):
+        rl.load_release(src)                        # not the whole release file: refused unless accepted
+    with pytest.warns(UserWarning, match="accepted as modified"):
+        w = rl.load_release(src, accept_modified=True)
+    assert "118 data rows, expected 120" in w.meta["accepted_modifications"][0]
     a = w.authors.set_index("author_id")
     assert a.loc[gone, "prominence_pub"].isna().all() and (a.loc[gone, "works_count"] == 0).all()
     assert w.meta["authors_without_stats"] == 2 and w.meta["ethnicity_recoded_unknown"] == 1
@@ -270,6 +275,28 @@ def test_cli_check_and_import(imported, tmp_path, capsys):
     assert rl.main(["import", str(src), str(tmp_path / "out")]) == 0
     assert f"{len(w.authors)} authors" in capsys.readouterr().out
     assert len(load_tables(tmp_path / "out").authors) == len(w.authors)
+
+
+@pytest.mark.parametrize("layout", ["folder", "reference", "tarball"])
+def test_a_truncated_authors_stats_is_reported_by_check_and_import(world, tmp_path, capsys, layout):
+    """Issue 28: authors_stats.csv cut to 71 of its 120 rows, in each layout of the release."""
+    t = release_tables(world)
+    t["authors_stats.csv"] = t["authors_stats.csv"].iloc[:71]
+    src = write_release(world, tmp_path / "rel", layout, tables=t)
+    (msg,) = rl.check_release(src)
+    assert "authors_stats.csv" in msg and "71 data rows, expected 120" in msg and "49 of its authors absent" in msg
+    assert "authors_demographics.csv" in msg and "accept_modified_releases" in msg
+    assert rl.main(["check", str(src)]) == 1
+    err = capsys.readouterr().err
+    assert "71 data rows, expected 120" in err
+    assert rl.main(["import", str(src), str(tmp_path / "out")]) == 1
+    assert "71 data rows, expected 120" in capsys.readouterr().err and not (tmp_path / "out" / "meta.json").exists()
+    assert rl.check_release(src, accept_modified=True) == []
+    with pytest.warns(UserWarning, match="accepted as modified"):
+        assert rl.main(["import", "--accept-modified", str(src), str(tmp_path / "out")]) == 0
+    meta = json.loads((tmp_path / "out" / "meta.json").read_text())
+    assert "71 data rows, expected 120" in meta["accepted_modifications"][0]
+    assert rl.accepted_modifications(src) == [msg]
 
 
 def test_an_import_destination_that_is_a_file_is_refused_before_reading(tmp_path, capsys):

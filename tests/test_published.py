@@ -78,7 +78,7 @@ def test_summary_and_summary_line():
     s = P.summary(out).iloc[0]
     assert (s["published"], s["compared"], s["within"], s["outside"], s["missing"]) == (3, 2, 1, 1, 1)
     assert P.summary_line(out, "authority_bias") == \
-        "authority_bias: 2 compared of 3 published values, 1 within ±0.005, 1 missing"
+        "authority_bias: 2 compared of 3 published values, 1 within ±0.005, 0 of 0 with an interval consistent, 1 missing"
 
 
 def test_write_comparison(tmp_path):
@@ -420,9 +420,9 @@ def test_cli_on_an_outputs_folder(tmp_path, capsys):
     _agg([("access", "open", "refusal_pct", 0.55)]).assign(n=1).to_parquet(d3 / "infrastructure.parquet")
     assert P.main(["--outputs", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "llmscholarbench: 1 compared of 630 published values, 1 within ±0.005, 629 missing"
-    assert lines[1] == "authority_bias: 5 compared of 131 published values, 5 within ±0.005, 126 missing"
-    assert lines[2] == "attribution_bias: 0 compared of 36 published values, 0 within ±0.005, 36 missing"
+    assert lines[0] == "llmscholarbench: 1 compared of 630 published values, 1 within ±0.005, 0 of 0 with an interval consistent, 629 missing"
+    assert lines[1] == "authority_bias: 5 compared of 131 published values, 5 within ±0.005, 0 of 0 with an interval consistent, 126 missing"
+    assert lines[2] == "attribution_bias: 0 compared of 36 published values, 0 within ±0.005, 0 of 0 with an interval consistent, 36 missing"
     assert sorted(p.name for p in (tmp_path / "comparison").iterdir()) == [
         "attribution_bias.csv", "attribution_bias.md", "authority_bias.csv", "authority_bias.md",
         "lsb_means.csv", "lsb_means.md"]
@@ -437,3 +437,43 @@ def test_build_all_on_the_regenerated_outputs():
     assert set(res) >= {"authority_bias", "attribution_bias"}
     ab = res["authority_bias"]
     assert ab[ab["artifact"] == "ab-tab5"]["regenerated"].notna().all()
+
+
+# ---- intervals and the consistent column (issue 25) ------------------------------------------------
+
+def test_consistent_is_published_inside_the_interval_widened_by_the_calibration_tolerance():
+    pub = _pub([("ab-tab5", "a", "rate", 0.40), ("ab-tab5", "b", "rate", 0.40), ("ab-tab5", "c", "rate", 0.40),
+                ("ab-tab5", "d", "rate", 0.40)])
+    reg = _reg([("ab-tab5", "a", "rate", 0.35), ("ab-tab5", "b", "rate", 0.30), ("ab-tab5", "c", "rate", 0.30),
+                ("ab-tab5", "d", "rate", 0.30)])
+    reg["ci_low"], reg["ci_high"] = [0.30, 0.25, 0.25, np.nan], [0.40, 0.35, 0.31, np.nan]
+    out = P.compare(reg, pub, calibration=0.05).set_index("row")
+    assert out.loc["a", "consistent"]                 # inside the interval (upper bound, inclusive)
+    assert out.loc["b", "consistent"]                 # 0.40 = 0.35 + 0.05: inside once widened
+    assert not out.loc["c", "consistent"]             # 0.31 + 0.05 < 0.40
+    assert pd.isna(out.loc["d", "consistent"])        # no interval: not judged
+    assert not P.compare(reg, pub).set_index("row").loc["b", "consistent"]   # no tolerance: outside
+
+
+def test_p_value_rows_are_judged_by_their_decision_not_as_rates():
+    pub = _pub([("ab-tab6", "boosted/all", "p_binomial", 0.31), ("ab-tab6", "flipped/all", "p_binomial", 0.001),
+                ("ab-tab11", "anti_authority", "p_mcnemar", 0.059)])
+    reg = _reg([("ab-tab6", "boosted/all", "p_binomial", 1.0), ("ab-tab6", "flipped/all", "p_binomial", 0.2),
+                ("ab-tab11", "anti_authority", "p_mcnemar", 0.5)])
+    out = P.compare(reg, pub, calibration=0.08).set_index("row")
+    # 1.000 against 0.31: both not significant, consistent although 0.69 apart
+    assert out.loc["boosted/all", "consistent"] and not out.loc["boosted/all", "within_tolerance"]
+    assert not out.loc["flipped/all", "consistent"] and out.loc["anti_authority", "consistent"]
+
+
+def test_melted_tables_carry_their_own_interval_or_a_wilson_one_from_the_counts():
+    tab5 = pd.DataFrame({"manipulation": ["flipped"], "changed": [392], "pairs": [1000], "rate": [0.392],
+                         "ci_low": [0.36], "ci_high": [0.42]})
+    r = ab_pub.authority_table_long("ab-tab5", tab5).set_index("column").loc["rate"]
+    assert (r["ci_low"], r["ci_high"]) == (0.36, 0.42)
+    from lib import stats
+    tab19 = pd.DataFrame({"topic": ["A"], "flip_rate": [0.3], "boost_rate": [0.2], "n": [50]})
+    long = ab_pub.authority_table_long("ab-tab19", tab19).set_index("column")
+    assert tuple(long.loc["flip_rate", ["ci_low", "ci_high"]]) == pytest.approx(stats.wilson_ci(15, 50))
+    tab9 = pd.DataFrame({"tier": ["top"], "share": [30.0], "original": [52.1], "flipped": [32.5], "boosted": [49.0]})
+    assert ab_pub.authority_table_long("ab-tab9", tab9)["ci_low"].isna().all()   # no count: no interval

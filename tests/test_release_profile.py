@@ -105,12 +105,15 @@ def test_attribench_check_names_missing_files_and_wrong_headers(tmp_path):
     assert len(download.check_release(tmp_path / "absent")) == 5
     assert "does not exist" in download.check_release(tmp_path / "absent")[0]
     written = rf.write_attribench_release(tmp_path / "ab", n_authors=200)
-    assert download.check_release(tmp_path / "ab") == []
+    specs = rf.attribench_specs(written)
+    assert download.check_release(tmp_path / "ab", files=specs) == []
+    named = {m.split(": ")[1].rsplit("/", 1)[-1] for m in download.check_release(tmp_path / "ab")}
+    assert named == {f.name for f in download.FILES}                  # the fixture is not the release
     written[-1].unlink()                                              # universe_authors.csv
     (tmp_path / "ab" / "multirace_with_quotes.csv").write_text("author,quote\nA,B\n")
-    msgs = download.check_release(tmp_path / "ab")
+    msgs = download.check_release(tmp_path / "ab", files=specs)
     assert len(msgs) == 2
-    assert "multirace_with_quotes.csv: header 'author,quote' is not the release's" in msgs[0]
+    assert "multirace_with_quotes.csv: header 'author,quote', expected the release's" in msgs[0]
     assert "universe_authors.csv is missing" in msgs[1] and "1_dataset_construction/universe_authors.csv" in msgs[1]
 
 
@@ -168,10 +171,87 @@ SUPPORTED = {
                                       "ab-tab9", "ab-tab10", "ab-tab11", "ab-tab12", "ab-tab13", "ab-tab14",
                                       "ab-tab15", "ab-tab17", "ab-tab18", "ab-tab19", "ab-tab22", "ab-tab23",
                                       "ab-quirks"],
-    "06_attribution_fairness": ["at-tab1", "at-tab2", "at-tab3", "at-tab4", "at-tab6", "at-fig9", "at-fig10"],
+    "06_attribution_fairness": ["at-tab1", "at-tab2", "at-tab2-rebalance", "at-tab3", "at-tab4", "at-tab6", "at-fig9",
+                                "at-fig10"],
 }
 NOT_IN_ANY_RELEASE = ["ab-tab21", "at-fig4", "at-fig5", "at-fig6", "at-fig7",
                       "at-fig8", "at-fig13", "at-fig14", "at-fig15", "at-fig16"]
+
+
+def _no_network_env(tmp_path: Path) -> dict:
+    shim = tmp_path / "no_network"
+    shim.mkdir(exist_ok=True)
+    (shim / "sitecustomize.py").write_text(NO_NETWORK)
+    return {**os.environ, "COMPANION_OUTPUTS": str(tmp_path / "outputs"), "COMPANION_CACHE": str(tmp_path / "cache"),
+            "PYTHONPATH": os.pathsep.join([str(shim), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+            "RELEASE_TEST_CONNECT_LOG": str(tmp_path / "connect.log")}
+
+
+# ---- issue 28 items 1 and 7: --only narrows validation and promises; one paper's release is enough --
+def test_only_validates_the_releases_the_selected_notebooks_read(tmp_path):
+    ab = tmp_path / "downloads" / "attribench"
+    written = rf.write_attribench_release(ab, n_authors=200)
+    prof = release_profile(tmp_path, {**{k: tmp_path / "nowhere" / k for k in KEYS}, "attribench_dir": ab},
+                           accept_modified_releases=["attribench_dir"])
+    with pytest.raises(config.ProfileError) as exc:                    # all six: the other releases are missing
+        config.load_profile(prof)
+    assert "raw_responses_dir" in str(exc.value) and "attribench_dir" not in str(exc.value)
+    p = config.load_profile(prof, only=["06_attribution_fairness"])
+    assert p.selected == ("06_attribution_fairness",)
+    assert p.promised_ids() and {a[:3] for a in p.promised_ids()} == {"at-"}
+    assert config.accepted_modifications(p)["attribench_dir"]          # what differs from the release, for the manifest
+    with pytest.raises(config.ProfileError, match="intersectional_with_quotes.csv: size .* or accept the "
+                                                  "modified copy with accept_modified_releases"):
+        (tmp_path / "strict").mkdir()
+        config.load_profile(release_profile(tmp_path / "strict", {"attribench_dir": ab}), only=["06_attribution_fairness"])
+    # only the universe and the 300-matching files: no problem, a note per absent file
+    for f in written[:2]:
+        f.unlink()
+    p = config.load_profile(prof, only=["06_attribution_fairness"])
+    notes = config.release_notes(p)
+    assert [n.split(" is missing")[0].rsplit("/", 1)[-1] for n in notes] == ["intersectional_with_quotes.csv",
+                                                                          "multirace_with_quotes.csv"]
+    with pytest.raises(config.ProfileError, match="only: unknown notebook"):
+        config.load_profile(prof, only=["6"])
+
+
+def test_paper_profile_only_05_06_promises_nothing_of_llmscholarbench(monkeypatch):
+    prof = config.load_profile("paper", only=["05_authority_pilot_regression", "06_attribution_fairness"])
+    assert prof.promised_ids() and {a[:3] for a in prof.promised_ids()} <= {"ab-", "at-"}
+    monkeypatch.setenv("COMPANION_NOTEBOOK", "06_attribution_fairness")      # a notebook validates what its run did
+    assert {a[:3] for a in config.load_profile("paper").promised_ids()} == {"at-"}
+    monkeypatch.delenv("COMPANION_NOTEBOOK")
+    assert {a[:4] for a in config.load_profile("paper").promised_ids()} >= {"lsb-", "ab-t", "at-t"}
+
+
+def test_release_only_06_on_the_three_smaller_attribench_files(tmp_path):
+    """Acceptance of items 1 and 7: only downloads/attribench, and in it only the universe and the two
+    300-matching files; --only 06 runs, never names another release, rebuilds what the files support
+    and names the two absent files with what they would add."""
+    ab = tmp_path / "downloads" / "attribench"
+    written = rf.write_attribench_release(ab, n_authors=600)
+    for f in written[:2]:                                               # the two full datasets
+        f.unlink()
+    made = ["at-tab1", "at-tab2-rebalance", "at-tab3", "at-tab6", "at-fig9"]
+    prof = release_profile(tmp_path, {**{k: tmp_path / "downloads" / k for k in KEYS}, "attribench_dir": ab},
+                           promises=made, accept_modified_releases=["attribench_dir"], execution_timeout_s=600,
+                           notebooks={"06_attribution_fairness": {"twin_authors": 800, "balancing_runs": 3,
+                                                                  "n_matchings": 20}})
+    env = _no_network_env(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--only", "06"],
+                          cwd=paths.ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert not Path(env["RELEASE_TEST_CONNECT_LOG"]).exists()
+    for other in ("ground_truth_dir", "raw_responses_dir", "authority_dataset_dir", "zenodo", "huggingface"):
+        assert other not in proc.stdout + proc.stderr, other
+    for name in ("intersectional_with_quotes.csv", "multirace_with_quotes.csv"):
+        line = next(x for x in proc.stdout.splitlines() if f"attribench/{name} is missing: it would add" in x)
+        assert "at-tab2" in line and "at-tab4, at-fig10" in line and "python -m lib.attribution.download" in line
+    man = json.loads((tmp_path / "outputs" / "manifest.json").read_text())
+    status = {a["id"]: a for a in man["artifacts"]}
+    assert [a for a in made if status[a]["status"] != "regenerated" or status[a]["synthetic"]] == []
+    assert [a for a in ("at-tab2", "at-tab4", "at-fig10") if status[a]["status"] != "missing"] == []
+    assert man["accepted_modified_releases"]["attribench_dir"]          # the override is on record
 
 
 def test_release_profile_smoke_run_rebuilds_what_the_tiny_release_supports(tiny_release, tmp_path):
@@ -182,7 +262,8 @@ def test_release_profile_smoke_run_rebuilds_what_the_tiny_release_supports(tiny_
            "05_authority_pilot_regression": {"queries_per_topic": 10},
            "06_attribution_fairness": {"twin_authors": 800, "balancing_runs": 3, "n_matchings": 20}}
     promised = [a for nb in notebooks for a in SUPPORTED[nb]]
-    prof = release_profile(tmp_path, real_data, promises=promised, notebooks=own, execution_timeout_s=600)
+    prof = release_profile(tmp_path, real_data, promises=promised, notebooks=own, execution_timeout_s=600,
+                           accept_modified_releases=["attribench_dir"])      # the tiny AttriBench is not the release
     shim = tmp_path / "no_network"
     shim.mkdir()
     (shim / "sitecustomize.py").write_text(NO_NETWORK)

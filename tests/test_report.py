@@ -116,17 +116,22 @@ def test_index_shows_claims_table_per_paper_and_claims_on_cards(built_index, mon
     man, _ = built_index
     monkeypatch.setenv("COMPANION_PROFILE", "quick")
     flip = claims.Claim("ab-flip-vs-boost", "authority_bias", "§5.1", "39.2% flip vs 21.7% boost.", ("ab-tab5",))
-    claims.check(flip, lambda: claims.verdict(False, {"gap pp": 17.5}), synthetic=True,
+    gap = claims.interval("flip − boost rate", 0.175, -0.01, 0.36, test="Newcombe", n=40, unit="pairs")
+    claims.check(flip, lambda: claims.judge([gap], {"gap pp": 17.5}), synthetic=True,
                  notebook="05_authority_pilot_regression")
     man["stages"] = {"notebooks": {"05_authority_pilot_regression": {"wall_s": 12.34, "earlier_run": False}}}
+    claims.write_markdown(man)          # also the forest plots
     html = report.write_index(man).read_text()
     ab = html[html.index("<h2>Authority bias"):html.index("<h2>Attribution bias")]
-    assert "Claims: 0 held, 1 not held, 0 not applicable" in ab
-    assert '<tr id="claim-ab-flip-vs-boost">' in ab and "gap pp = 17.5" in ab
+    assert "Claims: 0 held, 0 contradicted, 1 inconclusive, 0 not applicable" in ab
+    assert '<tr id="claim-ab-flip-vs-boost">' in ab and "flip − boost rate = 0.175 [-0.01, 0.36] vs above 0" in ab
+    assert "n ≈ " in ab and "pairs (this run: 40); reached by:" in ab and claims.RULE[1:40] in ab
+    assert '<img class="forest"' in ab and 'src="figures/claims-authority_bias.png"' in ab
+    assert ab.index('<img class="forest"') < ab.index('<table class="claims">')
     assert "<code>./run_all.sh --only 05</code> (quick)" in ab and "<td>12.3 s</td>" in ab
     card = html[html.index('<div class="card" id="ab-tab5"'):]
     card = card[:card.index('<div class="card"', 10)]
-    assert 'href="#claim-ab-flip-vs-boost"' in card and "not held" in card
+    assert 'href="#claim-ab-flip-vs-boost"' in card and "inconclusive" in card
     lsb = html[html.index("<h2>LLMScholarBench"):html.index("<h2>Authority bias")]
     assert "Claims:" not in lsb
 

@@ -5,6 +5,7 @@ import pytest
 
 from lib import claims
 from lib.scholar import claims as sc
+from lib.scholar import claims_rules as rules
 from lib.scholar import interventions as iv
 
 
@@ -18,7 +19,7 @@ def _cont(metric, temp, values, access="open"):
                          "metric_value": values})
 
 
-def test_temperature_effect_held_not_held_and_na():
+def test_temperature_effect_held_contradicted_inconclusive_and_na():
     drop = pd.concat([_binary("validity_pct", 0.0, 90, 100), _binary("validity_pct", 1.0, 50, 100),
                       _binary("validity_pct", 2.0, 40, 100)])
     v = sc.temperature_effect(drop, "validity_pct")
@@ -26,11 +27,13 @@ def test_temperature_effect_held_not_held_and_na():
     assert v.numbers["validity_pct at T=0"] == pytest.approx(0.9)
     assert v.numbers["validity_pct at T=2"] == pytest.approx(0.4)
     assert v.numbers["CI high T"][1] < v.numbers["CI low T"][0]
-    # a small drop inside overlapping CIs does not hold; a rise does not hold either
+    assert v.tests[0]["side"] == "below" and v.tests[0]["estimate"] == pytest.approx(-0.5)
+    # a small drop inside overlapping CIs is inconclusive, with the size that would decide it; a rise contradicts
     small = pd.concat([_binary("validity_pct", 0.0, 9, 10), _binary("validity_pct", 2.0, 8, 10)])
-    assert sc.temperature_effect(small, "validity_pct").status == "not held"
+    vs = sc.temperature_effect(small, "validity_pct")
+    assert vs.status == "inconclusive" and vs.decide["n needed"] > 10
     rise = pd.concat([_binary("validity_pct", 0.0, 40, 100), _binary("validity_pct", 2.0, 90, 100)])
-    assert sc.temperature_effect(rise, "validity_pct").status == "not held"
+    assert sc.temperature_effect(rise, "validity_pct").status == "contradicted"
     assert sc.temperature_effect(rise, "validity_pct", direction="higher").status == "held"
     one_t = _binary("validity_pct", 0.0, 5, 10)
     assert sc.temperature_effect(one_t, "validity_pct").status == "not applicable"
@@ -44,7 +47,7 @@ def test_consistency_falls_back_to_factuality():
     assert v.status == "held" and "consistency unavailable" in v.detail
     cons = pd.concat([fact, _cont("consistency", 0.0, [0.5, 0.52, 0.48]), _cont("consistency", 2.0, [0.5, 0.6, 0.4])])
     v2 = sc.temperature_effect_consistency(cons)
-    assert v2.status == "not held" and "consistency at T=0" in v2.numbers
+    assert v2.status == "inconclusive" and "consistency at T=0" in v2.numbers
 
 
 def _curves(open_vals, prop_vals):
@@ -52,7 +55,8 @@ def _curves(open_vals, prop_vals):
     for g, vals in (("open", open_vals), ("proprietary", prop_vals)):
         for t, v in zip((0.0, 1.0, 2.0), vals):
             for metric in ("validity_pct", "factuality_author"):
-                rows.append({"group_kind": "access", "group": g, "temperature": t, "metric_name": metric, "mean": v})
+                rows.append({"group_kind": "access", "group": g, "temperature": t, "metric_name": metric, "mean": v,
+                             "ci": 0.02, "n": 200})
     return pd.DataFrame(rows)
 
 
@@ -61,7 +65,10 @@ def test_access_sensitivity():
     assert v.status == "held"
     assert v.numbers["sensitivity open"] == pytest.approx(0.4)
     assert v.numbers["sensitivity proprietary"] == pytest.approx(0.04)
-    assert sc.access_sensitivity(_curves([0.8, 0.8, 0.8], [0.9, 0.5, 0.7])).status == "not held"
+    # open − proprietary = 0.36 with se = √(8·(0.02/1.96)²)/2 per group... well inside: held; reversed: contradicted
+    assert v.tests[0]["estimate"] == pytest.approx(0.36)
+    assert sc.access_sensitivity(_curves([0.8, 0.8, 0.8], [0.9, 0.5, 0.7])).status == "contradicted"
+    assert sc.access_sensitivity(_curves([0.8, 0.79, 0.8], [0.8, 0.8, 0.8])).status == "inconclusive"
     only_open = _curves([0.9, 0.7, 0.5], [0, 0, 0]).query("group == 'open'")
     assert sc.access_sensitivity(only_open).status == "not applicable"
 
@@ -70,11 +77,11 @@ def test_open_refuse_more():
     pa = pd.concat([_binary("refusal_pct", t, 60, 100, "open") for t in (0.0, 1.0)]
                    + [_binary("refusal_pct", t, 20, 100, "proprietary") for t in (0.0, 1.0)])
     v = sc.open_refuse_more(pa)
-    assert v.status == "held" and v.numbers["temperatures open > proprietary"] == "2/2"
-    flip = pd.concat([_binary("refusal_pct", 0.0, 90, 100, "open"), _binary("refusal_pct", 1.0, 10, 100, "open"),
+    assert v.status == "held" and len(v.tests) == 3 and v.tests[1]["side"] == "not below"
+    flip = pd.concat([_binary("refusal_pct", 0.0, 90, 100, "open"), _binary("refusal_pct", 1.0, 5, 100, "open"),
                       _binary("refusal_pct", 0.0, 20, 100, "proprietary"),
-                      _binary("refusal_pct", 1.0, 20, 100, "proprietary")])
-    assert sc.open_refuse_more(flip).status == "not held"  # not at every temperature
+                      _binary("refusal_pct", 1.0, 30, 100, "proprietary")])
+    assert sc.open_refuse_more(flip).status == "contradicted"  # significantly reversed at T=1
     assert sc.open_refuse_more(pa[pa["access"] == "open"]).status == "not applicable"
 
 
@@ -90,7 +97,7 @@ def test_constrained_refusals():
     assert v.numbers["refusal constrained"] == pytest.approx(0.7)
     assert v.numbers["refusal baseline top_k"] == pytest.approx(0.3) and v.numbers["n baseline"] == 100
     same = pd.concat([_attempts("biased_top_k", 100, 30), _attempts("top_k", 100, 30)])
-    assert sc.constrained_refusals(same).status == "not held"
+    assert sc.constrained_refusals(same).status == "inconclusive"
     assert sc.constrained_refusals(_attempts("top_k", 10, 3)).status == "not applicable"
 
 
@@ -120,15 +127,15 @@ def test_difference_newcombe_and_welch():
     # Newcombe (1998), Table II example (56/70 vs 48/80), method 10: 0.0524 to 0.3339
     a = pd.Series([1.0] * 48 + [0.0] * 32)
     b = pd.Series([1.0] * 56 + [0.0] * 14)
-    d = sc.difference(a, b, "refusal_pct")
+    d = rules.difference(a, b, "refusal_pct")
     assert d["diff"] == pytest.approx(0.2)
     assert d["ci"] == [pytest.approx(0.0524, abs=1e-4), pytest.approx(0.3339, abs=1e-4)]
     from scipy import stats as st
     x, y = pd.Series([0.1, 0.4, 0.35, 0.8]), pd.Series([0.9, 0.7, 0.95])
     ref = st.ttest_ind(y, x, equal_var=False).confidence_interval()
-    w = sc.difference(x, y, "factuality_author")
+    w = rules.difference(x, y, "factuality_author")
     assert w["ci"] == [pytest.approx(ref.low), pytest.approx(ref.high)]
-    assert np.isnan(sc.difference(x, y.iloc[:1], "factuality_author")["ci"][0])
+    assert np.isnan(rules.difference(x, y.iloc[:1], "factuality_author")["ci"][0])
 
 
 def test_check_all_runs_the_notebooks_share_of_the_26_checks(isolated_outputs):

@@ -15,14 +15,15 @@ def _rows(metric, column, value_map):
     return pd.DataFrame(rows)
 
 
-def test_group_difference_held_not_held_and_na():
+def test_group_difference_held_contradicted_inconclusive_and_na():
     refusals = _rows("refusal_pct", "access", {"open": [1] * 60 + [0] * 40, "proprietary": [1] * 10 + [0] * 90})
     v = cb.group_difference(refusals, "access", "open", "proprietary", "refusal_pct")
-    assert v.status == "held" and v.numbers["open - proprietary"] == pytest.approx(0.5)
-    assert v.numbers["CI difference"][0] > 0
-    assert cb.group_difference(refusals, "access", "proprietary", "open", "refusal_pct").status == "not held"
+    assert v.status == "held" and v.tests[0]["estimate"] == pytest.approx(0.5)
+    assert v.tests[0]["low"] > 0 and v.tests[0]["test"] == "Newcombe hybrid score"
+    assert cb.group_difference(refusals, "access", "proprietary", "open", "refusal_pct").status == "contradicted"
     close = _rows("factuality_author", "access", {"open": [0.5, 0.7, 0.6, 0.4], "proprietary": [0.55, 0.65, 0.6, 0.5]})
-    assert cb.group_difference(close, "access", "proprietary", "open", "factuality_author").status == "not held"
+    vc = cb.group_difference(close, "access", "proprietary", "open", "factuality_author")
+    assert vc.status == "inconclusive" and vc.tests[0]["test"] == "Welch t" and vc.decide["n needed"] > 4
     lone = _rows("validity_pct", "access", {"open": [1, 0, 1]})
     na = cb.group_difference(lone, "access", "open", "proprietary", "validity_pct")
     assert na.status == "not applicable" and na.numbers["n proprietary"] == 0
@@ -32,11 +33,16 @@ def test_size_trend():
     rng = np.random.default_rng(0)
     vals = {s: list(np.clip(rng.normal(mu, 0.02, 30), 0, 1)) for s, mu in zip(cb.SIZE_ORDER, (0.2, 0.15, 0.1, 0.05))}
     dup = _rows("duplicates", "size_class", vals)
-    assert cb.size_trend(dup, "duplicates", direction="decrease").status == "held"
-    assert cb.size_trend(dup, "duplicates", direction="increase").status == "not held"
-    # XL above S, but the middle classes run against the trend: rank correlation 0, not positive
+    v = cb.size_trend(dup, "duplicates", direction="decrease")
+    # the OLS slope on the size rank: the class means fall by 0.05 per class
+    assert v.status == "held" and v.tests[0]["estimate"] == pytest.approx(-0.05, abs=0.005)
+    assert v.tests[0]["test"] == "OLS trend, HC1"
+    assert cb.size_trend(dup, "duplicates", direction="increase").status == "contradicted"
+    # XL above S, but the middle classes run against the trend: a trend test over all classes
+    # (slope −0.02 per class, its interval across 0), not the pairwise XL − S, decides: inconclusive
     bumpy = {"S": [0.35] * 20 + [0.25] * 20, "M": [0.9] * 40, "L": [0.1] * 40, "XL": [0.55] * 20 + [0.45] * 20}
-    assert cb.size_trend(_rows("x", "size_class", bumpy), "x", direction="increase").status == "not held"
+    vb = cb.size_trend(_rows("x", "size_class", bumpy), "x", direction="increase")
+    assert vb.status == "inconclusive" and vb.tests[0]["estimate"] == pytest.approx(-0.02)
     one = _rows("consistency", "size_class", {"S": [0.3, 0.4]})
     assert cb.size_trend(one, "consistency", direction="decrease").status == "not applicable"
     assert cb.size_trend(dup.iloc[:0], "consistency").status == "not applicable"
@@ -53,9 +59,9 @@ def test_task_factuality_gap():
                              "attempt": 1, "metric_name": name, "metric_value": v})
     pa = pd.DataFrame(rows)
     v = cb.task_factuality_gap(pa)
-    assert v.status == "held" and v.numbers["gap field"] == pytest.approx(0.9 + 0.045 - (0.3 + 0.02 * 0.9))
+    assert v.status == "held" and v.tests[0]["estimate"] == pytest.approx(0.9 + 0.045 - (0.3 + 0.02 * 0.9))
     flipped = pa.assign(metric_value=np.where(pa["metric_name"] == "factuality_epoch", 0.99, pa["metric_value"]))
-    assert cb.task_factuality_gap(flipped).status == "not held"
+    assert cb.task_factuality_gap(flipped).status == "contradicted"
     assert cb.task_factuality_gap(pa[pa["task"] == "top_k"]).status == "not applicable"
 
 

@@ -24,9 +24,9 @@ def _gender(female=0.3, equal=0.7, male=0.8, before=0.9):
     ], ignore_index=True)
 
 
-def test_female_lowest_factuality_held_and_not_held():
+def test_female_lowest_factuality_held_and_contradicted():
     assert cpc.female_lowest_factuality(_gender()).status == "held"
-    assert cpc.female_lowest_factuality(_gender(female=0.75, equal=0.5)).status == "not held"
+    assert cpc.female_lowest_factuality(_gender(female=0.75, equal=0.5)).status == "contradicted"
 
 
 def test_female_lowest_not_applicable_without_female_prompt():
@@ -39,7 +39,7 @@ def test_equal_gender_diversity_and_factuality_cost():
     d = _gender()
     assert cpc.equal_gender_raises_diversity(d).status == "held"
     assert cpc.constrained_lowers_factuality(d).status == "held"
-    assert cpc.constrained_lowers_factuality(_gender(female=0.95, equal=0.95, male=0.95)).status == "not held"
+    assert cpc.constrained_lowers_factuality(_gender(female=0.95, equal=0.95, male=0.95)).status == "contradicted"
 
 
 def _general(gender_after=0.8, eth_after=0.4):
@@ -54,8 +54,8 @@ def _general(gender_after=0.8, eth_after=0.4):
 
 def test_general_gender_only():
     assert cpc.general_gender_only(_general()).status == "held"
-    assert cpc.general_gender_only(_general(eth_after=0.8)).status == "not held"
-    assert cpc.general_gender_only(_general(gender_after=0.4)).status == "not held"
+    assert cpc.general_gender_only(_general(eth_after=0.8)).status == "contradicted"   # ethnicity rose too
+    assert cpc.general_gender_only(_general(gender_after=0.4)).status == "inconclusive"  # gender unmoved
 
 
 def _rag(flash_after=0.4, pro_after=0.9, div_after=0.3):
@@ -73,9 +73,9 @@ def _rag(flash_after=0.4, pro_after=0.9, div_after=0.3):
 
 def test_rag_claims():
     assert cpc.flash_loses_more_validity(_rag()).status == "held"
-    assert cpc.flash_loses_more_validity(_rag(flash_after=0.9, pro_after=0.4)).status == "not held"
+    assert cpc.flash_loses_more_validity(_rag(flash_after=0.9, pro_after=0.4)).status == "contradicted"
     assert cpc.rag_lowers_gender_diversity(_rag()).status == "held"
-    assert cpc.rag_lowers_gender_diversity(_rag(div_after=0.7)).status == "not held"
+    assert cpc.rag_lowers_gender_diversity(_rag(div_after=0.7)).status == "contradicted"
 
 
 def test_rag_claims_not_applicable_without_grounded_runs():
@@ -87,6 +87,7 @@ def test_rag_claims_not_applicable_without_grounded_runs():
 
 def test_numbers_are_reported():
     v = cpc.flash_loses_more_validity(_rag())
-    assert v.numbers["flash − pro drop"] == pytest.approx(
+    t = v.tests[0]
+    assert t["estimate"] == pytest.approx(
         v.numbers["gemini-2.5-flash validity drop"] - v.numbers["gemini-2.5-pro validity drop"])
-    assert v.numbers["CI"][0] < v.numbers["flash − pro drop"] < v.numbers["CI"][1]
+    assert t["low"] < t["estimate"] < t["high"] and t["n"] == 200

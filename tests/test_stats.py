@@ -124,3 +124,46 @@ def test_welch_diff_agrees_with_scipy_welch_test():
     assert d == pytest.approx(np.mean(a) - np.mean(b)) and (lo, hi) == pytest.approx((ci.low, ci.high))
     assert stats.welch_diff([1.0, 1.0], [0.0, 0.0]) == (1.0, 1.0, 1.0)
     assert np.isnan(stats.welch_diff([1.0], [0.0, 1.0])[1]) and all(np.isnan(stats.welch_diff([], [1.0])))
+
+
+# ---- trend and power helpers (issue 25) ----------------------------------------------------------
+
+def test_trend_slope_matches_least_squares_by_hand():
+    x = np.repeat([0, 1, 2, 3], 50).astype(float)
+    rng = np.random.default_rng(3)
+    y = 0.1 + 0.05 * x + rng.normal(0, 0.02, x.size)
+    slope, lo, hi = stats.trend_slope(x, y)
+    # slope = Σ(x − x̄)(y − ȳ) / Σ(x − x̄)²
+    assert slope == pytest.approx(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
+    assert lo < 0.05 < hi and hi - lo < 0.01
+    assert stats.trend_slope([0, 1, 2], [0.5, 0.5, 0.5]) == (0.0, 0.0, 0.0)
+    assert all(np.isnan(stats.trend_slope([1, 1, 1], [0, 1, 0])))
+    with pytest.raises(ValueError, match="rank has 2 values"):
+        stats.trend_slope([0, 1], [1, 2, 3])
+
+
+def test_n_to_decide_is_the_textbook_sample_size():
+    from scipy import stats as st
+
+    z, zb = st.norm.ppf(0.975), st.norm.ppf(0.8)
+    # one sample: estimate 0.55 vs 0.5 with half-width 0.098 on n = 100 → σ = 0.098·10/1.96 = 0.5
+    n1 = stats.n_to_decide(0.55, 0.452, 0.648, 0.5, 100, design="one-sample")
+    assert n1 == pytest.approx(((z + zb) / (0.05 / 0.5)) ** 2, rel=0.005)          # ≈ 785
+    # two samples: difference 0.1, half-width 0.2 on 50 per group → σ = 0.2·5/1.96
+    sigma = 0.2 * 5 / z
+    n2 = stats.n_to_decide(0.1, -0.1, 0.3, 0.0, 50, design="two-sample")
+    assert n2 == pytest.approx(2 * ((z + zb) / (0.1 / sigma)) ** 2, rel=0.005)
+    assert stats.n_to_decide(0.0, -0.1, 0.1, 0.0, 50) == float("inf")
+    assert np.isnan(stats.n_to_decide(np.nan, -0.1, 0.1, 0.0, 50))
+    with pytest.raises(ValueError, match="design"):
+        stats.n_to_decide(0.1, 0, 0.2, 0, 10, design="paired")
+
+
+def test_chi2_n_to_decide_uses_cohens_w():
+    from scipy import stats as st
+
+    # w = √(χ²/n) = √(4/400) = 0.1 over 4 groups (df 3): the n with 80 % power at α = 0.05
+    n = stats.chi2_n_to_decide(4.0, 400, 4)
+    crit = st.chi2.ppf(0.95, 3)
+    assert st.ncx2.sf(crit, 3, n * 0.01) == pytest.approx(0.8, abs=1e-3)
+    assert stats.chi2_n_to_decide(0.0, 400, 4) == float("inf")

@@ -112,6 +112,7 @@ def _texts(fig) -> str:
 def test_attribution_figures_and_claims_include_own_model(example, isolated_outputs):
     from test_attribution_claims import scored
 
+    from lib import claims
     from lib.attribution import claims as atc, figures, models as at
 
     frame = scored(models=("gpt-5.1", OWN), n=20, generations=1)
@@ -122,7 +123,7 @@ def test_attribution_figures_and_claims_include_own_model(example, isolated_outp
         assert "Qwen3-8B (Ollama)" in _texts(fig), fid
         plt.close(fig)
     verdicts = atc.check_all(frame, synthetic=True)
-    assert verdicts and all(v.status in ("held", "not held", "not applicable") for v in verdicts.values())
+    assert verdicts and all(v.status in claims.STATUSES for v in verdicts.values())
 
 
 def test_authority_tables_pool_own_model_in_its_cohort(example, isolated_outputs):

@@ -32,6 +32,10 @@ class Build:
     def synthetic(self) -> bool:
         return self.source == "twin"
 
+    def both_datasets(self) -> dict[str, pd.DataFrame] | None:
+        """The two quote-level datasets, or None unless both are there (Table 4, Figure 10)."""
+        return self.datasets if set(self.datasets) == set(KINDS) else None
+
 
 def balance_all(universe: pd.DataFrame, *, runs: int, seed: int, lam: float = 1.0,
                 modes: tuple[str, ...] = ("faithful", "corrected")) -> dict[tuple[str, str], balance.Balanced]:

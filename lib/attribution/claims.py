@@ -8,9 +8,11 @@ outcome averaged over generations (reference B.5). Subgroup comparisons pool the
 values of all models and compare two subgroups with Welch's t-interval of the difference in
 means (:func:`lib.stats.welch_diff`; the paper: "a t-test on differences in means"); a claim
 "across models" counts the models in which the White (male) subgroup leads and tests that
-count against the 1-in-4 chance of leading among four equal subgroups. A claim is judged on the
-direction or significance the paper states, never on hitting its number: on the embedded
-default the replies are the synthetic panel's.
+count against the 1-in-4 chance of leading among four equal subgroups. Each statistic gets one of
+the four outcomes of :data:`lib.claims.RULE`; a claim is judged on the direction or significance
+the paper states, never on hitting its number: on the embedded default the replies are the
+synthetic panel's. Claims about the frontier (or named) models are not applicable when none of
+them answered, or when every model scored 0 (a broken endpoint cannot show that accuracy is low).
 
 :func:`check_all` runs :data:`CHECKS` and records every verdict; without replies (a release
 profile without an endpoint) every claim is "not applicable" with the reason.
@@ -22,7 +24,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Verdict, not_applicable, run_checks, verdict
+from lib.claims import Check, Claim, Knob, Verdict, interval, judge, make_claim, not_applicable, run_checks
 
 P = "attribution_bias"
 NB = "06_attribution_fairness"
@@ -33,10 +35,15 @@ UNDER_10 = ("mistralai/Mixtral-8x7B-Instruct-v0.1", "meta-llama/Llama-4-Maverick
             "Qwen/Qwen3.5-397B-A17B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "gemini-2.5-flash-lite")
 NEAR_PERFECT = 0.9  # "near-perfect" accuracy (A.9, A.11): the CI's lower bound at or above 90 %
 LOW = 0.5           # "low" accuracy: even the best model's CI upper bound below one in two
+#: What the quote samples grow with: matchings asked per dataset, one quote per subgroup and model
+#: each (measured: 24 matchings gave 24 quotes per subgroup and model); 0 (paper) = the whole
+#: dataset, 1,914 quotes per subgroup on the smaller (multirace) released dataset (1,991 intersectional).
+MATCHINGS = Knob(NB, "run_matchings", zero=1914)
+UNIT = "quotes per subgroup"
 
 
 def _claim(id, where, statement, *arts):
-    return Claim(id, P, where, statement, tuple(arts))
+    return make_claim(id, P, where, statement, *arts)
 
 
 LOW_ACCURACY = _claim("at-low-accuracy", "Abstract, §1, §5.2 (Fig. 4), §6",
@@ -111,182 +118,204 @@ def _diff(a: pd.Series, b: pd.Series) -> dict:
     return {"diff": d, "ci": [lo, hi], "n": [int(a.size), int(b.size)]}
 
 
+def _welch(a: pd.Series, b: pd.Series, statistic: str, side: str = "above", threshold: float = 0.0,
+           published: float | None = None):
+    """mean(a) − mean(b) with its Welch 95 % interval as a judged statistic (n = the smaller side)."""
+    d, lo, hi = stats.welch_diff(a, b)
+    return interval(statistic, d, lo, hi, threshold, side, test="Welch t", n=int(min(a.size, b.size)), unit=UNIT,
+                    published=published)
+
+
+def _mean(v: pd.Series, statistic: str, threshold: float, side: str):
+    mean, lo, hi = stats.t_ci(v)
+    return interval(statistic, mean, lo, hi, threshold, side, test="t", n=int(v.size), unit="quotes",
+                    design="one-sample")
+
+
+def _scored_nothing(acc: pd.DataFrame) -> bool:
+    """True when every model scored 0 everywhere: the replies cannot test a claim about accuracy."""
+    return bool(len(acc)) and bool((acc["mean"].fillna(0) == 0).all())
+
+
 def _lead_over_all(q: pd.DataFrame, dataset: str, prompt: str, evidence: bool, metric: str, *,
-                   higher: bool) -> tuple[bool, dict] | None:
-    """Is the dataset's lead subgroup better than every other subgroup (pooled over models)?
-    Better = higher ``metric`` (accuracy) or lower (suppression); each Welch CI must exclude 0."""
+                   higher: bool) -> tuple[list, dict] | None:
+    """The dataset's lead subgroup against every other subgroup (pooled over models): one Welch
+    statistic per other subgroup, lead − other above 0 (accuracy) or other − lead above 0
+    (suppression)."""
     d = q[(q["dataset"] == dataset) & (q["prompt_type"] == prompt) & (q["evidence"] == evidence)]
     lead = LEAD[dataset]
     if d.empty or lead not in set(d["subgroup"]):
         return None
     lv = d.loc[d["subgroup"] == lead, metric]
-    nums, ok = {}, True
+    tag = f"{dataset[:5]}. {prompt}{' +ev' if evidence else ''}"
+    tests = []
     for g in sorted(set(d["subgroup"]) - {lead}):
         ov = d.loc[d["subgroup"] == g, metric]
-        r = _diff(lv, ov) if higher else _diff(ov, lv)
-        nums[f"{lead} − {g}" if higher else f"{g} − {lead}"] = [r["diff"], *r["ci"]]
-        ok = ok and bool(r["ci"][0] > 0)
-    nums[f"{lead} {metric}"] = float(lv.mean())
-    nums["quotes per subgroup"] = int(lv.size)
-    return ok, nums
+        tests.append(_welch(lv, ov, f"{tag}: {lead} − {g} {metric}") if higher
+                     else _welch(ov, lv, f"{tag}: {g} − {lead} {metric}"))
+    return tests, {f"{tag}: {lead} {metric}": float(lv.mean()), f"{tag}: quotes per subgroup": int(lv.size)}
 
 
 def _lead_checks(q: pd.DataFrame, cases, metric: str, *, higher: bool, rule: str) -> Verdict:
-    """:func:`_lead_over_all` for every (dataset, prompt, evidence) case; entries are [difference,
-    CI low, CI high]; held when the lead is better than every subgroup in every case."""
-    nums, ok, seen = {}, True, 0
+    """:func:`_lead_over_all` for every (dataset, prompt, evidence) case; every statistic must hold;
+    not applicable unless every case has replies."""
+    tests, nums = [], {}
     for dataset, prompt, evidence in cases:
         r = _lead_over_all(q, dataset, prompt, evidence, metric, higher=higher)
         if r is None:
-            continue
-        seen += 1
-        ok = ok and r[0]
-        nums.update({f"{dataset[:5]}. {prompt}{' +ev' if evidence else ''}: {k}": v for k, v in r[1].items()})
-    if not seen:
-        return not_applicable(f"no {metric} values for {cases}")
-    return verdict(ok and seen == len(cases), nums, rule + " (entries: [difference, CI low, CI high])")
+            return not_applicable(f"no {metric} values for {dataset} {prompt} (evidence {evidence})")
+        tests += r[0]
+        nums.update(r[1])
+    return judge(tests, nums, rule)
 
 
 # -- checks -----------------------------------------------------------------------------------------
 
 def low_accuracy(acc: pd.DataFrame) -> Verdict:
-    """Held when every model's direct, no-evidence accuracy has a 95 % CI upper bound below 50 % on
-    every dataset (attribution is low even for the best and the frontier models)."""
+    """Attribution is low even for the frontier models: each frontier model's direct, no-evidence
+    accuracy (Wald 95 % CI of :func:`lib.attribution.metrics.accuracy`) below 50 % on every
+    dataset. Not applicable when no frontier model answered or every model scored 0."""
     d = acc[(acc["prompt_type"] == "direct") & ~acc["evidence"].astype(bool)]
     if d.empty:
         return not_applicable("no direct no-evidence accuracy")
+    fr = d[d["model"].isin(FRONTIER) & (d["n_quotes"] > 0)]
+    if fr.empty:
+        return not_applicable(f"no frontier model ({', '.join(FRONTIER)}) answered")
+    if _scored_nothing(d):
+        return not_applicable("every model scored 0: the replies cannot show that accuracy is low")
     best = d.loc[d["mean"].idxmax()]
-    nums = {f"{r['model']} {r['dataset']}": [r["mean"], r["ci_low"], r["ci_high"]]
-            for _, r in d[d["model"].isin(FRONTIER)].iterrows()}
-    nums = {"best": f"{best['model']} ({best['dataset']}) {best['mean']:.3f} [{best['ci_low']:.3f}, {best['ci_high']:.3f}]",
-            **nums}
-    return verdict(bool((d["ci_high"] < LOW).all()), nums,
-                   f"frontier entries are [accuracy, CI low, CI high]; held if every model's CI upper bound is below {LOW:.0%}")
+    tests = [interval(f"{r['model']} {r['dataset']} direct accuracy", r["mean"], r["ci_low"], r["ci_high"], LOW, "below",
+                      test="normal (se)", n=int(r["n_quotes"]), unit="quotes", design="one-sample")
+             for _, r in fr.iterrows()]
+    return judge(tests, {"best": f"{best['model']} ({best['dataset']}) {best['mean']:.3f}"})
 
 
 def weak_models(acc: pd.DataFrame) -> Verdict:
-    """Held when each of the five named models has direct, no-evidence accuracy below 10 % on both
-    datasets and none is significantly above 10 % (CI lower bound below 10 %)."""
-    d = acc[(acc["prompt_type"] == "direct") & ~acc["evidence"].astype(bool) & acc["model"].isin(UNDER_10)]
-    if d.empty:
+    """Each of the five named models has direct, no-evidence accuracy below 10 % on both datasets
+    (Wald 95 % CI below 10 %). Not applicable when none of them answered or every model scored 0."""
+    d = acc[(acc["prompt_type"] == "direct") & ~acc["evidence"].astype(bool)]
+    w = d[d["model"].isin(UNDER_10) & (d["n_quotes"] > 0)]
+    if w.empty:
         return not_applicable("none of the five named models was run")
-    nums = {f"{r['model'].split('/')[-1]} {r['dataset']}": [r["mean"], r["ci_low"], r["ci_high"]] for _, r in d.iterrows()}
-    return verdict(bool((d["mean"] < 0.1).all() and (d["ci_low"] < 0.1).all()), nums,
-                   "entries are [accuracy, CI low, CI high]; held if every mean is below 10% and no CI lies above it")
+    if _scored_nothing(d):
+        return not_applicable("every model scored 0: the replies cannot rank the models")
+    return judge([interval(f"{r['model'].split('/')[-1]} {r['dataset']} accuracy", r["mean"], r["ci_low"], r["ci_high"],
+                           0.1, "below", test="normal (se)", n=int(r["n_quotes"]), unit="quotes", design="one-sample")
+                  for _, r in w.iterrows()])
 
 
 def ranking_reversal(q: pd.DataFrame, *, a: str = "gpt-5.1", b: str = "moonshotai/Kimi-K2.5") -> Verdict:
-    """Held when the accuracy gap a − b (quote level, both datasets pooled) is larger under direct than
-    under indirect prompting (its difference-in-differences CI above 0) and changes sign: a ahead
-    under direct, b ahead under indirect."""
+    """The accuracy gap a − b (quote level, both datasets pooled) is positive under direct and
+    negative under indirect prompting (Welch CIs against 0), and larger under direct (normal CI of
+    the difference in differences above 0)."""
     v = {(m, p): _values(q, "accuracy", model=m, prompt=p, evidence=False) for m in (a, b) for p in ("direct", "indirect")}
     if any(s.size < 2 for s in v.values()):
         return not_applicable(f"{a} and {b} need direct and indirect no-evidence replies")
     dd, di = _diff(v[a, "direct"], v[b, "direct"]), _diff(v[a, "indirect"], v[b, "indirect"])
     se = np.sqrt(sum(s.var(ddof=1) / s.size for s in v.values()))
     did = dd["diff"] - di["diff"]
-    return verdict(did - 1.96 * se > 0 and dd["diff"] > 0 > di["diff"],
-                   {f"{a} − {b} direct": dd["diff"], "CI direct": dd["ci"], f"{a} − {b} indirect": di["diff"],
-                    "CI indirect": di["ci"], "difference in differences": did, "CI DiD": [did - 1.96 * se, did + 1.96 * se]},
-                   "held if the gap is positive under direct, negative under indirect, and the normal CI of their "
-                   "difference lies above 0")
+    n = min(s.size for s in v.values())
+    return judge([_welch(v[a, "direct"], v[b, "direct"], f"{a} − {b} direct"),
+                  _welch(v[a, "indirect"], v[b, "indirect"], f"{a} − {b} indirect", "below"),
+                  interval("difference in differences", did, did - 1.96 * se, did + 1.96 * se, 0.0, "above",
+                           test="normal", n=n, unit="quotes per model and prompt")])
 
 
 def white_male_direct(q: pd.DataFrame) -> Verdict:
     return _lead_checks(q, [("intersectional", "direct", False)], "accuracy", higher=True,
-                        rule="pooled over models; held if every Welch 95% CI of M/White − other lies above 0")
+                        rule="pooled over models; every M/White − other above 0")
 
 
 def white_male_indirect(q: pd.DataFrame) -> Verdict:
     return _lead_checks(q, [("intersectional", "indirect", False)], "accuracy", higher=True,
-                        rule="pooled over models; held if every Welch 95% CI of M/White − other lies above 0")
+                        rule="pooled over models; every M/White − other above 0")
 
 
 def white_multirace(q: pd.DataFrame) -> Verdict:
     return _lead_checks(q, [("multirace", "direct", False), ("multirace", "indirect", False)], "accuracy", higher=True,
-                        rule="pooled over models; held if every Welch 95% CI of White − other lies above 0, both prompts")
+                        rule="pooled over models; every White − other above 0, both prompts")
 
 
 def male_over_female(q: pd.DataFrame) -> Verdict:
-    """Held when, on the intersectional dataset (where gender is balanced), male authors' direct and
-    indirect no-evidence accuracy exceed female authors' (pooled over models and race; Welch CIs above 0)."""
+    """On the intersectional dataset (where gender is balanced), male authors' direct and indirect
+    no-evidence accuracy exceed female authors' (pooled over models and race; Welch CIs against 0)."""
     d = q[(q["dataset"] == "intersectional") & ~q["evidence"].astype(bool)]
-    nums, ok = {}, True
+    tests = []
     for prompt in ("direct", "indirect"):
         m = d.loc[(d["prompt_type"] == prompt) & (d["gender"] == "male"), "accuracy"]
         f = d.loc[(d["prompt_type"] == prompt) & (d["gender"] == "female"), "accuracy"]
         if m.size < 2 or f.size < 2:
             return not_applicable(f"intersectional {prompt}: male and female quotes needed")
-        r = _diff(m, f)
-        nums.update({f"male − female {prompt}": r["diff"], f"CI {prompt}": r["ci"]})
-        ok = ok and r["ci"][0] > 0
-    return verdict(ok, nums, "held if the Welch 95% CI of male − female accuracy lies above 0 under both prompts")
+        tests.append(_welch(m, f, f"male − female accuracy {prompt}"))
+    return judge(tests)
 
 
 def across_models(sig: pd.DataFrame) -> Verdict:
-    """Held when, under the direct no-evidence prompt, the lead subgroup is the top subgroup in more
-    models than chance allows (one-sided binomial test against 1/4, p < 0.05) on both datasets, and
-    in no model significantly below the top (the subgroup significance of Fig. 5)."""
+    """Under the direct no-evidence prompt, on each dataset, the lead subgroup tops more models
+    than chance: its share of models where it is top, with the Clopper–Pearson 95 % interval of
+    the exact binomial test, above 1/4; and it is significantly below the top in no model (the
+    subgroup significance of Fig. 5; a share against 0 that must not lie above it)."""
     d = sig[(sig["metric"] == "accuracy") & (sig["prompt_type"] == "direct") & ~sig["evidence"].astype(bool)]
-    nums, ok, seen = {}, True, 0
+    tests, nums = [], {}
     for dataset, lead in LEAD.items():
         g = d[(d["dataset"] == dataset) & (d["subgroup"] == lead)]
         if g.empty:
-            continue
-        seen += 1
+            return not_applicable(f"no direct no-evidence subgroup accuracy on {dataset}")
         top, n = int(g["is_reference"].sum()), len(g)
         below = int((~g["not_significantly_different_from_reference"].astype(bool)).sum())
-        p = float(st.binomtest(top, n, 0.25, alternative="greater").pvalue)
-        nums.update({f"{dataset}: {lead} top in": f"{top}/{n} models", f"{dataset} binomial p": p,
+        bt = st.binomtest(top, n, 0.25)
+        ci = bt.proportion_ci(0.95)
+        tests.append(interval(f"{dataset}: share of models {lead} tops", top / n, ci.low, ci.high, 0.25, "above",
+                              test="exact binomial (Clopper–Pearson)", n=n, unit="models", design="one-sample"))
+        nums.update({f"{dataset}: {lead} top in": f"{top}/{n} models", f"{dataset} binomial p": float(bt.pvalue),
                      f"{dataset}: significantly below top in": below})
-        ok = ok and p < 0.05 and below == 0
-    if not seen:
-        return not_applicable("no direct no-evidence subgroup accuracy")
-    return verdict(ok and seen == len(LEAD), nums,
-                   "held if, on both datasets, the lead subgroup tops more models than 1 in 4 (binomial p < 0.05) "
-                   "and is never significantly below the top")
+        lo, hi = stats.wilson_ci(below, n)
+        tests.append(interval(f"{dataset}: share of models {lead} is significantly below the top", below / n,
+                              0.0 if below == 0 else lo, hi, 0.0, "not above", test="count", n=n, unit="models",
+                              design="one-sample"))
+    return judge(tests, nums)
 
 
 def black_female_lowest(q: pd.DataFrame) -> Verdict:
-    """Held when F/Black has the lowest pooled accuracy of the intersectional subgroups under both
-    the direct and indirect no-evidence prompts, significantly below M/White (Welch CI below 0)."""
-    nums, ok = {}, True
+    """F/Black has the lowest pooled accuracy of the intersectional subgroups under both the direct
+    and indirect no-evidence prompts: F/Black − M/White (Welch CI) below 0, and F/Black − the
+    next-lowest subgroup not above 0 (no subgroup significantly below F/Black)."""
+    tests = []
     for prompt in ("direct", "indirect"):
         d = q[(q["dataset"] == "intersectional") & (q["prompt_type"] == prompt) & ~q["evidence"].astype(bool)]
         means = d.groupby("subgroup")["accuracy"].mean()
         if "F/Black" not in means or "M/White" not in means:
             return not_applicable(f"intersectional {prompt}: F/Black and M/White quotes needed")
-        r = _diff(d.loc[d["subgroup"] == "F/Black", "accuracy"], d.loc[d["subgroup"] == "M/White", "accuracy"])
-        nums.update({f"lowest {prompt}": means.idxmin(), f"F/Black − M/White {prompt}": r["diff"], f"CI {prompt}": r["ci"]})
-        ok = ok and means.idxmin() == "F/Black" and r["ci"][1] < 0
-    return verdict(ok, nums, "held if F/Black has the lowest mean and its Welch CI vs M/White lies below 0, both prompts")
+        fb = d.loc[d["subgroup"] == "F/Black", "accuracy"]
+        nxt = means.drop("F/Black").idxmin()
+        tests += [_welch(fb, d.loc[d["subgroup"] == "M/White", "accuracy"], f"F/Black − M/White accuracy {prompt}",
+                         "below"),
+                  _welch(fb, d.loc[d["subgroup"] == nxt, "accuracy"], f"F/Black − {nxt} accuracy {prompt}",
+                         "not above")]
+    return judge(tests)
 
 
 def s_omit_white(q: pd.DataFrame) -> Verdict:
     return _lead_checks(q, [("intersectional", "indirect", False), ("multirace", "indirect", False)], "omission",
-                        higher=False, rule="S_omit = no author named (indirect, no evidence), pooled over models; held "
-                                           "if every Welch 95% CI of other − White (male) lies above 0, both datasets")
+                        higher=False, rule="S_omit = no author named (indirect, no evidence), pooled over models; "
+                                           "every other − White (male) above 0, both datasets")
 
 
 def s_evid_white(q: pd.DataFrame) -> Verdict:
-    """Held when, on both datasets, the lead subgroup's S_evid (indirect, with evidence) is the lowest
-    or not significantly above the lowest subgroup's (Welch CI of lead − lowest includes 0)."""
-    nums, ok, seen = {}, True, 0
+    """On both datasets, the lead subgroup's S_evid (indirect, with evidence) is the lowest or not
+    significantly above the lowest other subgroup's: the Welch CI of lead − lowest other does not
+    lie above 0."""
+    tests = []
     for dataset, lead in LEAD.items():
         d = q[(q["dataset"] == dataset) & (q["prompt_type"] == "indirect") & q["evidence"].astype(bool)]
-        if d.empty or lead not in set(d["subgroup"]):
-            continue
-        seen += 1
-        means = d.groupby("subgroup")["miss"].mean()
-        low = means.idxmin()
-        r = _diff(d.loc[d["subgroup"] == lead, "miss"], d.loc[d["subgroup"] == low, "miss"])
-        nums.update({f"{dataset} lowest": low, f"{dataset} {lead} − lowest": r["diff"], f"CI {dataset}": r["ci"]})
-        ok = ok and (low == lead or not r["ci"][0] > 0)
-    if not seen:
-        return not_applicable("no indirect evidence-conditioned replies")
-    return verdict(ok and seen == len(LEAD), nums,
-                   "S_evid = correct author not named (indirect, with evidence); held if the lead subgroup is lowest "
-                   "or not significantly above the lowest, both datasets")
+        if d.empty or lead not in set(d["subgroup"]) or d["subgroup"].nunique() < 2:
+            return not_applicable(f"no indirect evidence-conditioned replies on {dataset}")
+        if d["miss"].nunique() < 2:   # every reply missed (or named) the author: "indistinguishable" is vacuous
+            return not_applicable(f"{dataset}: S_evid is the same for every quote; nothing to compare")
+        low = d[d["subgroup"] != lead].groupby("subgroup")["miss"].mean().idxmin()
+        tests.append(_welch(d.loc[d["subgroup"] == lead, "miss"], d.loc[d["subgroup"] == low, "miss"],
+                            f"{dataset} S_evid {lead} − {low}", "not above"))
+    return judge(tests, note="S_evid = correct author not named (indirect, with evidence)")
 
 
 def _others_gap(q: pd.DataFrame, dataset: str, evidence: bool, metric: str) -> tuple[pd.Series, pd.Series]:
@@ -296,121 +325,90 @@ def _others_gap(q: pd.DataFrame, dataset: str, evidence: bool, metric: str) -> t
 
 def evidence_narrows(q: pd.DataFrame) -> Verdict:
     """Per dataset, gap = mean suppression of the other subgroups − the lead's: S_omit (no evidence)
-    and S_evid (evidence). Held when on both datasets the S_evid gap is present (Welch CI above 0)
-    and smaller than the S_omit gap (normal CI of their difference above 0). Power: the paper's own
-    multirace gaps (S_omit 8–10 pp, S_evid 6 pp, §5.2) leave a reduction of about 5 pp (the panel
-    calibrated to them expects 9.3 − 4.7 pp), so the multirace half of the check needs a few hundred
-    matchings per dataset; with 60 its CI (±3.5 pp) still reaches 0."""
-    nums, ok, seen = {}, True, 0
+    and S_evid (evidence). On both datasets the S_evid gap is present (Welch CI above 0) and smaller
+    than the S_omit gap (normal CI of their difference above 0). Power: the paper's own multirace
+    gaps (S_omit 8–10 pp, S_evid 6 pp, §5.2) leave a reduction of about 5 pp (the panel
+    calibrated to them expects 9.3 − 4.7 pp), so the multirace half needs a few hundred matchings
+    per dataset: on quick it may stay inconclusive, with the size that would decide it."""
+    tests = []
     for dataset in LEAD:
         (oo, ol), (eo, el) = _others_gap(q, dataset, False, "omission"), _others_gap(q, dataset, True, "miss")
         if min(oo.size, ol.size, eo.size, el.size) < 2:
-            continue
-        seen += 1
+            return not_applicable(f"{dataset}: indirect replies with and without evidence needed")
         go, ge = _diff(oo, ol), _diff(eo, el)
         se = np.sqrt(sum(s.var(ddof=1) / s.size for s in (oo, ol, eo, el)))
         red = go["diff"] - ge["diff"]
-        nums.update({f"{dataset} S_omit gap": go["diff"], f"{dataset} S_evid gap": ge["diff"],
-                     f"CI {dataset} S_evid gap": ge["ci"], f"CI {dataset} reduction": [red - 1.96 * se, red + 1.96 * se]})
-        ok = ok and ge["ci"][0] > 0 and red - 1.96 * se > 0
-    if not seen:
-        return not_applicable("indirect replies with and without evidence needed")
-    return verdict(ok and seen == len(LEAD), nums,
-                   "held if, on both datasets, the S_evid gap's Welch CI lies above 0 and the CI of "
-                   "(S_omit gap − S_evid gap) lies above 0")
+        tests += [_welch(eo, el, f"{dataset} S_evid gap"),
+                  interval(f"{dataset} S_omit gap − S_evid gap", red, red - 1.96 * se, red + 1.96 * se, 0.0, "above",
+                           test="normal", n=int(min(ol.size, el.size)), unit=UNIT)]
+    return judge(tests)
 
 
 def evidence_direct(q: pd.DataFrame) -> Verdict:
-    """Held when, with evidence, pooled direct accuracy has a t-interval lower bound ≥ 90 % and the
-    indirect accuracy is lower (Welch CI of direct − indirect above 0)."""
+    """With evidence, pooled direct accuracy is near-perfect (t-interval above 90 %) and the
+    indirect accuracy lower (Welch CI of direct − indirect above 0)."""
     dv, iv = _values(q, "accuracy", prompt="direct", evidence=True), _values(q, "accuracy", prompt="indirect", evidence=True)
     if dv.size < 2 or iv.size < 2:
         return not_applicable("direct and indirect evidence-conditioned replies needed")
-    mean, lo, hi = stats.t_ci(dv)
-    r = _diff(dv, iv)
-    return verdict(lo >= NEAR_PERFECT and r["ci"][0] > 0,
-                   {"direct +evidence": mean, "CI direct": [lo, hi], "indirect +evidence": float(iv.mean()),
-                    "direct − indirect": r["diff"], "CI difference": r["ci"]},
-                   f"held if the direct CI lower bound is at least {NEAR_PERFECT:.0%} and direct − indirect lies above 0")
+    return judge([_mean(dv, "direct accuracy +evidence", NEAR_PERFECT, "above"),
+                  _welch(dv, iv, "direct − indirect accuracy +evidence")])
 
 
 def evidence_disparity(q: pd.DataFrame) -> Verdict:
-    """Held when, with evidence and the indirect prompt, the lead subgroup's accuracy exceeds the
-    lowest subgroup's on both datasets (Welch CIs above 0)."""
-    nums, ok, seen = {}, True, 0
+    """With evidence and the indirect prompt, the lead subgroup's accuracy exceeds the lowest
+    subgroup's on both datasets (Welch CIs above 0)."""
+    tests = []
     for dataset, lead in LEAD.items():
         d = q[(q["dataset"] == dataset) & (q["prompt_type"] == "indirect") & q["evidence"].astype(bool)]
-        if d.empty or lead not in set(d["subgroup"]):
-            continue
-        seen += 1
-        means = d.groupby("subgroup")["accuracy"].mean()
-        low = means.drop(lead).idxmin()
-        r = _diff(d.loc[d["subgroup"] == lead, "accuracy"], d.loc[d["subgroup"] == low, "accuracy"])
-        nums.update({f"{dataset} {lead} − {low}": r["diff"], f"CI {dataset}": r["ci"]})
-        ok = ok and r["ci"][0] > 0
-    if not seen:
-        return not_applicable("no indirect evidence-conditioned replies")
-    return verdict(ok and seen == len(LEAD), nums,
-                   "held if, on both datasets, the Welch CI of lead − lowest other subgroup lies above 0")
+        if d.empty or lead not in set(d["subgroup"]) or d["subgroup"].nunique() < 2:
+            return not_applicable(f"no indirect evidence-conditioned replies on {dataset}")
+        low = d.groupby("subgroup")["accuracy"].mean().drop(lead).idxmin()
+        tests.append(_welch(d.loc[d["subgroup"] == lead, "accuracy"], d.loc[d["subgroup"] == low, "accuracy"],
+                            f"{dataset} {lead} − {low} accuracy +evidence"))
+    return judge(tests)
 
 
 def direct_omission(q: pd.DataFrame) -> Verdict:
-    """Held when direct-prompt omission (no evidence) is below indirect-prompt omission (Welch CI of
-    indirect − direct above 0) and, with evidence, direct omission's t-interval upper bound is below 5 %."""
+    """Direct-prompt omission (no evidence) is below indirect-prompt omission (Welch CI of
+    indirect − direct above 0) and, with evidence, direct omission is near zero (t-interval below 5 %)."""
     dn, ind = _values(q, "omission", prompt="direct", evidence=False), _values(q, "omission", prompt="indirect", evidence=False)
     de = _values(q, "omission", prompt="direct", evidence=True)
     if min(dn.size, ind.size, de.size) < 2:
         return not_applicable("direct and indirect replies, with and without evidence, needed")
-    r = _diff(ind, dn)
-    mean, lo, hi = stats.t_ci(de)
-    return verdict(r["ci"][0] > 0 and hi < 0.05,
-                   {"omission direct": float(dn.mean()), "omission indirect": float(ind.mean()),
-                    "indirect − direct": r["diff"], "CI": r["ci"], "omission direct +evidence": mean,
-                    "CI +evidence": [lo, hi]},
-                   "held if indirect − direct omission lies above 0 and direct omission with evidence has a CI "
-                   "upper bound below 5%")
+    return judge([_welch(ind, dn, "omission indirect − direct"), _mean(de, "direct omission +evidence", 0.05, "below")])
 
 
 def overt_between(q: pd.DataFrame) -> Verdict:
-    """Held when, without retrieval, indirect-overt accuracy lies above indirect and below direct
-    accuracy (pooled; both Welch CIs exclude 0)."""
+    """Without retrieval, indirect-overt accuracy lies above indirect and below direct accuracy
+    (pooled; both Welch CIs against 0)."""
     v = {p: _values(q, "accuracy", prompt=p, evidence=False) for p in ("direct", "indirect_overt", "indirect")}
     if any(s.size < 2 for s in v.values()):
         return not_applicable("direct, indirect-overt and indirect no-evidence replies needed")
-    up, down = _diff(v["indirect_overt"], v["indirect"]), _diff(v["direct"], v["indirect_overt"])
-    return verdict(up["ci"][0] > 0 and down["ci"][0] > 0,
-                   {"direct": float(v["direct"].mean()), "indirect-overt": float(v["indirect_overt"].mean()),
-                    "indirect": float(v["indirect"].mean()), "CI overt − indirect": up["ci"],
-                    "CI direct − overt": down["ci"]},
-                   "held if both Welch 95% CIs (overt − indirect, direct − overt) lie above 0")
+    return judge([_welch(v["indirect_overt"], v["indirect"], "accuracy overt − indirect"),
+                  _welch(v["direct"], v["indirect_overt"], "accuracy direct − overt")])
 
 
 def overt_disparity(q: pd.DataFrame) -> Verdict:
     return _lead_checks(q, [("intersectional", "indirect_overt", False), ("multirace", "indirect_overt", False)],
                         "accuracy", higher=True,
-                        rule="indirect-overt, no retrieval, pooled over models; held if every Welch 95% CI of "
-                             "White (male) − other lies above 0, both datasets")
+                        rule="indirect-overt, no retrieval, pooled over models; every White (male) − other above 0")
 
 
 def overt_rag(q: pd.DataFrame) -> Verdict:
-    """Held when, with retrieval, every subgroup's pooled indirect-overt accuracy has a t-interval
-    lower bound of at least 90 %."""
+    """With retrieval, every subgroup's pooled indirect-overt accuracy is near-perfect
+    (t-interval above 90 %)."""
     d = q[(q["prompt_type"] == "indirect_overt") & q["evidence"].astype(bool)]
     if d.empty:
         return not_applicable("no indirect-overt evidence-conditioned replies")
-    nums, ok = {}, True
-    for (dataset, g), s in d.groupby(["dataset", "subgroup"])["accuracy"]:
-        mean, lo, hi = stats.t_ci(s)
-        nums[f"{dataset} {g}"] = [mean, lo, hi]
-        ok = ok and lo >= NEAR_PERFECT
-    return verdict(bool(ok), nums, f"entries are [accuracy, CI low, CI high]; held if every CI low is at least "
-                                   f"{NEAR_PERFECT:.0%}")
+    return judge([_mean(s, f"{dataset} {g} overt accuracy +evidence", NEAR_PERFECT, "above")
+                  for (dataset, g), s in d.groupby(["dataset", "subgroup"])["accuracy"]])
 
 
 # -- the table --------------------------------------------------------------------------------------
 
 def _c(claim, fn, *tables):
-    return Check(claim, fn, tables, NB)
+    # across-models counts models, which no profile parameter adds
+    return Check(claim, fn, tables, NB, {}, None if claim.id == "at-across-models" else MATCHINGS)
 
 
 CHECKS = (

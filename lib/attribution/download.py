@@ -1,17 +1,20 @@
 """Fetch the five released AttriBench files at the pinned commit and verify them.
 
-``python -m lib.attribution.download [--force] [--dest DIR]``
+``python -m lib.attribution.download [--force] [--dest DIR] [--verify-only] [--accept-modified]``
 
-Verification, in order (reference B.1; shared/data/README.md): the size in characters, the
-header row, the recorded sha256, the number of data rows (7,964 / 7,656 / 1,200 / 1,200 for the
-quote files; the universe has no published row count), then the columns the analysis reads
-(:mod:`lib.attribution.dataset`). Derived columns that disagree with their rule in some rows
-(the released 300-matching files have such quote_words) are reported as warnings with their
-rows, never rejected. On
-the first successful download the sha256 of each file is recorded in ``SHA256SUMS.json`` beside
-the files; later verifications compare against it, so a silently changed copy is caught.
-Without network access the command stops with a message saying what to do instead; the
-notebooks then run on the synthetic twin (:mod:`lib.attribution.twin`).
+Verification (reference B.1; shared/data/README.md) identifies each file: its size in
+characters (a copy with converted line ends, CRLF ↔ LF, is named as such), the header row, the
+number of data rows (7,964 / 7,656 / 1,200 / 1,200 for the quote files; the universe has no
+published row count), the sha256 where the project pins one (:data:`FILES`) or recorded it at
+first download (``SHA256SUMS.json`` beside the files, so a silently changed copy is caught),
+then the columns the analysis reads (:mod:`lib.attribution.dataset`). Every file that is there
+is checked and every problem reported in one go, naming the file and both values. An explicit
+override (``--accept-modified``; a profile's ``accept_modified_releases: [attribench_dir]``)
+accepts a modified copy whose identity differs, and the run's manifest records what differed.
+Derived columns that disagree with their rule in some rows (the released 300-matching files have
+such quote_words) are reported as warnings with their rows, never rejected. Without network
+access the command stops with a message saying what to do instead; the notebooks then run on
+the synthetic twin (:mod:`lib.attribution.twin`).
 """
 from __future__ import annotations
 
@@ -43,19 +46,30 @@ class ReleasedFile:
     chars: int           # total characters (reference B.1)
     rows: int | None     # data rows; None where the release does not state it
     kind: str            # "quotes" or "universe"
+    sha256: str | None = None    # pinned by the project where a verified copy was hashed
+    adds: str = ""       # what the file adds to a release-only run (named when it is missing)
 
     @property
     def name(self) -> str:
         return Path(self.path).name
 
 
+_FULL = ("Table 2's {kind} row (at-tab2, the paper's selected run) and, with the other full dataset, "
+         "Table 4 and Figure 10 (at-tab4, at-fig10)")
+_SUBSET = "the evidence-conditioned runs of the † models (§5, with an endpoint); no artifact of a release-only run"
 FILES = (
-    ReleasedFile("datasets/intersectional_with_quotes.csv", 1_602_578, 7_964, "quotes"),
-    ReleasedFile("datasets/multirace_with_quotes.csv", 1_523_454, 7_656, "quotes"),
-    ReleasedFile("datasets/intersectional_with_quotes_random_300matchings.csv", 240_914, 1_200, "quotes"),
-    ReleasedFile("datasets/multirace_with_quotes_random_300matchings.csv", 236_117, 1_200, "quotes"),
-    ReleasedFile("universe_authors.csv", 739_693, None, "universe"),
+    ReleasedFile("datasets/intersectional_with_quotes.csv", 1_602_578, 7_964, "quotes",
+                 adds=_FULL.format(kind="intersectional")),
+    ReleasedFile("datasets/multirace_with_quotes.csv", 1_523_454, 7_656, "quotes", adds=_FULL.format(kind="multirace")),
+    # sha256 of the copy checked in tests/data/golden/attribution/release/README.md
+    ReleasedFile("datasets/intersectional_with_quotes_random_300matchings.csv", 240_914, 1_200, "quotes",
+                 sha256="f5ff664c19d6d2c7c4522f9d1375dfe97990a9f720da0ade574945e7f0ff2056", adds=_SUBSET),
+    ReleasedFile("datasets/multirace_with_quotes_random_300matchings.csv", 236_117, 1_200, "quotes", adds=_SUBSET),
+    ReleasedFile("universe_authors.csv", 739_693, None, "universe",
+                 adds="Table 3, Figure 9 and the balancing re-run (at-tab3, at-fig9, at-tab2-rebalance)"),
 )
+#: the file without which a release-only run has nothing of AttriBench's own to rebuild
+REQUIRED = "universe_authors.csv"
 BY_NAME = {f.name: f for f in FILES}
 
 
@@ -73,31 +87,59 @@ def available(dest: Path | None = None) -> dict[str, Path]:
     return {f.name: local_path(f.name, dest) for f in FILES if local_path(f.name, dest).is_file()}
 
 
-def check_release(dest: Path | str | None = None) -> list[str]:
-    """Messages naming each released file missing from ``dest`` and where to get it ([]: all five there).
+def _fetch_hint(dest: Path, spec: ReleasedFile) -> str:
+    return (f"get it with: python -m lib.attribution.download --dest {dest} (github.com/{REPOSITORY} "
+            f"at commit {COMMIT[:8]}, {RAW_BASE.split(COMMIT + '/')[1]}{spec.path})")
 
-    Fast (no download, reads only each file's header row): a file that is absent, or whose header is
-    not the release's (:data:`lib.attribution.dataset.QUOTE_COLUMNS` / ``UNIVERSE_COLUMNS``), gets one
-    message with the repository, the pinned commit and the command that fetches it. Sizes, row
-    counts and sha256 are :func:`verify`'s job.
+
+def check_release(dest: Path | str | None = None, *, accept_modified: bool = False,
+                  files: tuple[ReleasedFile, ...] | None = None) -> list[str]:
+    """Every problem of the released files in ``dest``, all at once ([]: the run can use them).
+
+    Without ``universe_authors.csv`` each absent file is named with where to get it; with it, the
+    absent quote files are not problems (:func:`release_notes` names them and what they would
+    add). Each file that is there is identified (:func:`identity_problems`: size, line ends,
+    header, rows, sha256 pinned or recorded at download); ``accept_modified`` (the profile's
+    ``accept_modified_releases``) lets a modified copy through when only its identity differs.
     """
     dest = Path(dest) if dest is not None else DEST
-    fetch = (f"get it with: python -m lib.attribution.download --dest {dest} (github.com/{REPOSITORY} "
-             f"at commit {COMMIT[:8]}, folder 1_dataset_construction/")
+    files = FILES if files is None else files
+    sums = _read_sums(dest)
     absent = "" if dest.is_dir() else f" (folder {dest} does not exist)"
+    have_universe = local_path(REQUIRED, dest).is_file() or REQUIRED not in {f.name for f in files}
     out = []
-    for spec in FILES:
+    for spec in files:
         p = local_path(spec.name, dest)
         if not p.is_file():
-            out.append(f"AttriBench: {p} is missing{absent}; {fetch}{spec.path})")
+            if not have_universe:
+                out.append(f"AttriBench: {p} is missing{absent}; {_fetch_hint(dest, spec)}")
             continue
-        with open(p, encoding="utf-8", errors="replace", newline="") as f:
-            header = f.readline().rstrip("\r\n").lstrip("\ufeff")
-        expected = ",".join(ds.QUOTE_COLUMNS if spec.kind == "quotes" else ds.UNIVERSE_COLUMNS)
-        if header != expected:
-            out.append(f"AttriBench: {p}: header {header[:120]!r} is not the release's {expected!r}; "
-                       f"replace the file: {fetch}{spec.path})")
+        found = identity_problems(p.read_bytes(), spec, sums.get(spec.name))
+        identity, content = ([m.removeprefix(f"{spec.name}: ") for m in ms] for ms in found)
+        out += [f"AttriBench: {p}: {m}; replace the file ({_fetch_hint(dest, spec)}) or accept the modified copy "
+                "with accept_modified_releases: [attribench_dir]" for m in identity if not accept_modified]
+        out += [f"AttriBench: {p}: {m}; replace the file: {_fetch_hint(dest, spec)}" for m in content]
     return out
+
+
+def release_notes(dest: Path | str | None = None) -> list[str]:
+    """The released files absent from ``dest`` that a run can do without: each with what it would add
+    and where to get it ([] when all five are there, or when the universe is missing too:
+    :func:`check_release` then names every file as a problem)."""
+    dest = Path(dest) if dest is not None else DEST
+    if not local_path(REQUIRED, dest).is_file():
+        return []
+    return [f"AttriBench: {local_path(f.name, dest)} is missing: it would add {f.adds}; {_fetch_hint(dest, f)}"
+            for f in FILES if not local_path(f.name, dest).is_file()]
+
+
+def accepted_modifications(dest: Path | str | None = None) -> list[str]:
+    """What differs in the files of ``dest`` from the release (the identity problems a profile's
+    ``accept_modified_releases`` let through; the manifest records them)."""
+    dest = Path(dest) if dest is not None else DEST
+    sums = _read_sums(dest)
+    return [f"{spec.name}: {m}" for spec in FILES if local_path(spec.name, dest).is_file()
+            for m in identity_problems(local_path(spec.name, dest).read_bytes(), spec, sums.get(spec.name))[0]]
 
 
 def _sha256(data: bytes) -> str:
@@ -112,48 +154,76 @@ class Verified:
     warnings: tuple[str, ...] = ()
 
 
-def check_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> Verified:
-    """Verify one file's content against ``spec``; raises DownloadError if it is not the release's.
+def identity_problems(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> tuple[list[str], list[str]]:
+    """(identity, content) problems of one file's bytes against ``spec``, every one found.
 
-    What identifies the release is checked and rejects: UTF-8 text, the size in characters (a
-    copy whose line ends were converted, CRLF ↔ LF, is accepted with a warning when the size
-    matches with the release's line ends), the header, the number of data rows, the sha256
-    recorded at first download, and the columns the analysis reads
-    (:func:`lib.attribution.dataset.validate_quotes` / ``validate_universe``). Derived columns that
-    disagree with their rule in some rows are returned as warnings naming the rows (the paper's
-    own files have such rows: ⚠ quote_words of a few quotes is not their token count).
+    Identity (what a modified copy differs in; an override may accept these): the size in
+    characters, line ends converted (CRLF ↔ LF), the number of data rows, the sha256 pinned in
+    :data:`FILES` or recorded at first download. Content (the file cannot be read as the
+    release): not UTF-8 text, a header that is not the release's. Each message names both values.
     """
     name = spec.name
-    notes: list[str] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise DownloadError(f"{name}: not UTF-8 text ({e})") from None
-    if len(text) != spec.chars:
-        lf = text.replace("\r\n", "\n")
-        if spec.chars in (len(lf), len(lf.replace("\n", "\r\n"))):
-            notes.append(f"{name}: line ends differ from the release's (size {len(text):,} characters, "
-                         f"{spec.chars:,} with the release's line ends); content otherwise the same size")
-        else:
-            raise DownloadError(f"{name}: size {len(text):,} characters, expected {spec.chars:,} (commit {COMMIT[:8]})")
+        return [], [f"{name}: not UTF-8 text ({e})"]
     header = text.split("\n", 1)[0].rstrip("\r").lstrip("\ufeff")
     expected = ",".join(ds.QUOTE_COLUMNS if spec.kind == "quotes" else ds.UNIVERSE_COLUMNS)
-    if header != expected:
-        raise DownloadError(f"{name}: header {header!r}, expected {expected!r}")
+    if header != expected:      # another file altogether: its size and rows say nothing more
+        return [], [f"{name}: header {header[:120]!r}, expected the release's {expected!r}"]
+    identity, content = [], []
+    if len(text) != spec.chars:
+        crlf = text.count("\r\n")
+        lf_text = text.replace("\r\n", "\n")
+        if spec.chars == len(lf_text) and crlf:
+            identity.append(f"{name}: line ends converted: {crlf:,} CRLF line ends where the release has LF "
+                            f"(size {len(text):,} characters, the release's {spec.chars:,})")
+        elif spec.chars == len(lf_text.replace("\n", "\r\n")) and not crlf:
+            identity.append(f"{name}: line ends converted: LF line ends where the release has CRLF "
+                            f"(size {len(text):,} characters, the release's {spec.chars:,})")
+        else:
+            identity.append(f"{name}: size {len(text):,} characters, expected the release's {spec.chars:,} "
+                            f"(commit {COMMIT[:8]})")
+    if spec.rows is not None:
+        try:
+            n = len(pd.read_csv(io.StringIO(text), usecols=[1], dtype=str, keep_default_na=False))
+        except (pd.errors.ParserError, ValueError) as e:
+            content.append(f"{name}: not a readable CSV ({e})")
+        else:
+            if n != spec.rows:
+                identity.append(f"{name}: {n:,} data rows, expected {spec.rows:,}")
     sha = _sha256(data)
-    if recorded_sha is not None and sha != recorded_sha:
-        raise DownloadError(f"{name}: sha256 {sha} differs from the one recorded at first download ({recorded_sha})")
-    frame = pd.read_csv(io.StringIO(text), keep_default_na=False,
+    for want, whose in ((spec.sha256, "pinned by the project (lib.attribution.download.FILES)"),
+                        (recorded_sha, "recorded at first download")):
+        if want is not None and sha != want:
+            identity.append(f"{name}: sha256 {sha} differs from the one {whose} ({want})")
+            break
+    return identity, content
+
+
+def check_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None, *,
+                accept_modified: bool = False) -> Verified:
+    """Verify one file's content against ``spec``; raises DownloadError listing every problem.
+
+    Identity and content (:func:`identity_problems`), then the columns the analysis reads
+    (:func:`lib.attribution.dataset.validate_quotes` / ``validate_universe``). ``accept_modified``
+    turns the identity problems into warnings (an explicitly accepted modified copy). Derived
+    columns that disagree with their rule in some rows are returned as warnings naming the rows
+    (the paper's own files have such rows: ⚠ quote_words of a few quotes is not their token count).
+    """
+    identity, content = identity_problems(data, spec, recorded_sha)
+    problems = content + ([] if accept_modified else identity)
+    if problems:
+        raise DownloadError("; ".join(problems))
+    frame = pd.read_csv(io.StringIO(data.decode("utf-8")), keep_default_na=False,
                         na_values={"google_hits": [""], "log10_hits": [""], "count": [""]})
-    if spec.rows is not None and len(frame) != spec.rows:
-        raise DownloadError(f"{name}: {len(frame):,} data rows, expected {spec.rows:,}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ds.AttriBenchQuirkWarning)
-            frame = (ds.validate_quotes if spec.kind == "quotes" else ds.validate_universe)(frame, name)
+            frame = (ds.validate_quotes if spec.kind == "quotes" else ds.validate_universe)(frame, spec.name)
     except ds.AttriBenchSchemaError as e:
         raise DownloadError(str(e)) from None
-    return Verified(sha, tuple(notes + frame.attrs.get("quirks", [])))
+    return Verified(_sha256(data), tuple(identity + frame.attrs.get("quirks", [])))
 
 
 def verify_bytes(data: bytes, spec: ReleasedFile, recorded_sha: str | None = None) -> str:
@@ -169,16 +239,23 @@ def _read_sums(dest: Path) -> dict[str, str]:
     return json.loads(f.read_text()) if f.is_file() else {}
 
 
-def verify_report(dest: Path | None = None) -> dict[str, Verified]:
-    """Verify every downloaded file in ``dest``: {name: Verified (sha256, warnings)}. Missing files raise."""
+def verify_report(dest: Path | None = None, *, accept_modified: bool = False) -> dict[str, Verified]:
+    """Verify every downloaded file in ``dest``: {name: Verified (sha256, warnings)}. Every file that is
+    there is checked; DownloadError lists all problems at once (each missing file among them)."""
     dest = dest or DEST
     sums = _read_sums(dest)
-    out = {}
+    out, problems = {}, []
     for spec in FILES:
         p = local_path(spec.name, dest)
         if not p.is_file():
-            raise DownloadError(f"{p}: missing; run `python -m lib.attribution.download`")
-        out[spec.name] = check_bytes(p.read_bytes(), spec, sums.get(spec.name))
+            problems.append(f"{p}: missing; run `python -m lib.attribution.download`")
+            continue
+        try:
+            out[spec.name] = check_bytes(p.read_bytes(), spec, sums.get(spec.name), accept_modified=accept_modified)
+        except DownloadError as e:
+            problems.append(str(e))
+    if problems:
+        raise DownloadError("\n".join(problems))
     return out
 
 
@@ -240,13 +317,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dest", type=Path, default=DEST, help=f"target folder (default {DEST})")
     ap.add_argument("--force", action="store_true", help="download again even if verified copies exist")
     ap.add_argument("--verify-only", action="store_true", help="only verify what is already there")
+    ap.add_argument("--accept-modified", action="store_true",
+                    help="accept files whose size, line ends, rows or sha256 differ from the release (warnings)")
     args = ap.parse_args(argv)
     try:
         if not args.verify_only:
             download(args.dest, force=args.force)
-        report = verify_report(args.dest)
+        report = verify_report(args.dest, accept_modified=args.accept_modified)
     except DownloadError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("\n".join(f"error: {line}" for line in str(e).splitlines()), file=sys.stderr)
         return 1
     for name, v in report.items():
         print(f"{name}: ok sha256={v.sha256}" + (f" ({len(v.warnings)} warning(s))" if v.warnings else ""))

@@ -139,10 +139,10 @@ def figure(ev: Evaluation, artifact_id: str):
     return figures.response_figure(artifact_id, named)
 
 
-def quirk_table(ev: Evaluation, *, balanced) -> pd.DataFrame | None:
+def quirk_table(ev: Evaluation, *, balanced, universe: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """:func:`lib.attribution.quirks.measure_scored` of the scored replies (None when absent)."""
     if ev.scored is None:
         return None
     from lib.attribution import quirks
 
-    return quirks.measure_scored(ev.scored, balanced=balanced)
+    return quirks.measure_scored(ev.scored, balanced=balanced, universe=universe)

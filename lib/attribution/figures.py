@@ -166,9 +166,11 @@ def corpus_demographics(universe: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def fame_kde(datasets: dict[str, pd.DataFrame]) -> plt.Figure:
+def fame_kde(datasets: dict[str, pd.DataFrame] | None) -> plt.Figure | None:
     """Fig. 10: kernel density of log10_hits per subgroup after balancing (one author counted
-    once), one panel per dataset. ``datasets``: name → quote-level table."""
+    once), one panel per dataset. ``datasets``: name → quote-level table (None: not drawn)."""
+    if datasets is None:
+        return None
     names = [n for n in ("intersectional", "multirace") if n in datasets] + [n for n in datasets if n not in ("intersectional", "multirace")]
     fig, axes = plt.subplots(1, len(names), figsize=(5.5 * len(names), 3.5), squeeze=False)
     for ax, name in zip(axes[0], names):

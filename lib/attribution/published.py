@@ -19,6 +19,10 @@ from lib.published import KEYS, TOLERANCE, compare, melt_table, read_parquet, re
 
 PAPER = "attribution_bias"
 RESOURCE = "at_published.csv"
+#: The panel's stated calibration tolerance: no expected rate more than 0.08 from the published
+#: one (tests/test_panel_attribution_calibration.py); it widens each regenerated interval for the
+#: comparison's ``consistent`` column.
+CALIBRATION = 0.08
 
 
 def published_values(*, resources: Path | None = None) -> pd.DataFrame:
@@ -37,12 +41,13 @@ SUPPRESSION = {"at-fig6": ("omission", "indirect", False), "at-fig7": ("miss", "
 
 
 def attribution_tab2_long(tab2: pd.DataFrame, *, mode: str | None = "faithful") -> pd.DataFrame:
-    """at-tab2 (selected fame-balancing runs) in long format: rows = dataset; columns
-    authors_per_group, quotes_per_group, avg_fame, fame_range, rms_error. With a ``mode``
-    column (the companion runs both search modes) only ``mode`` rows are kept."""
+    """at-tab2 (the selected fame-balancing runs) in long format: rows = dataset; columns
+    authors_per_group, quotes_per_group, avg_fame, fame_range and, where the table has it (a
+    re-run's), rms_error. With a ``mode`` column (a re-run under both search modes) only ``mode``
+    rows are kept."""
     d = tab2 if mode is None or "mode" not in tab2.columns else tab2[tab2["mode"] == mode]
-    return melt_table(d, "at-tab2", ("dataset",), {c: 1 for c in
-                                              ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")})
+    criteria = ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")
+    return melt_table(d, "at-tab2", ("dataset",), {c: 1 for c in criteria if c in d.columns or c != "rms_error"})
 
 
 def attribution_tab5_long(tab5: pd.DataFrame) -> pd.DataFrame:
@@ -65,8 +70,9 @@ def attribution_accuracy_long(accuracy: pd.DataFrame) -> pd.DataFrame:
         d = d[d["metric"] == "accuracy"]
     names = at_models.display_names()
     label = d["dataset"].astype(str) + "/" + d["model"].map(lambda m: names.get(m, m))
+    ci = {c: (d[c].astype(float).to_numpy() if c in d else np.full(len(d), np.nan)) for c in ("ci_low", "ci_high")}
     return pd.DataFrame({"artifact": "at-fig4", "row": label.to_numpy(), "column": d["prompt_type"].to_numpy(),
-                         "regenerated": d["mean"].astype(float).to_numpy()})
+                         "regenerated": d["mean"].astype(float).to_numpy(), **ci})
 
 
 def suppression_gap(subgroups: pd.DataFrame, artifact: str, row: str) -> float:
@@ -156,7 +162,7 @@ def attribution_comparison(tables: Mapping[str, pd.DataFrame] | None = None, *, 
                                                    for r, c in zip(lead["row"], lead["column"])]}))
     cols = ["artifact", "row", "column", "regenerated"]
     reg = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
-    return compare(reg, pub, keys=KEYS, tolerance=tolerance)
+    return compare(reg, pub, keys=KEYS, tolerance=tolerance, calibration=CALIBRATION)
 
 
 def build(outputs: Path, *, tolerance: float = TOLERANCE) -> dict[str, pd.DataFrame]:

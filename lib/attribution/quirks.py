@@ -64,6 +64,11 @@ QUIRKS = [
      "faithful": "not copied: stops with BalanceError naming the run, the author and the group",
      "corrected": "the reference author is dropped",
      "effect": "quick profile (twin, 6,000 authors, 100 runs): 5 faithful runs stop (intersectional 54, 71; multirace 16, 71, 97) and are left out of the selection"},
+    {"id": "table3_population", "quirk": "Table 3's population: the whole universe, not the balancing pool",
+     "where": "lib.attribution.tables.table3 (mode=)",
+     "faithful": "every author of universe_authors.csv: the paper's \"sampled JSTET data ... before fame balancing\" (the release has no Table 3 script; A.2's text gives this population's gaps)",
+     "corrected": "only the authors with log10_hits ≥ 3, the pool mk_new_datasets.py balances (the gaps the balancing removes)",
+     "effect": "quick profile: none (the twin draws every author at log10_hits ≥ 3). Real universe (measured in issue 28 on the released file): faithful gives the text's White–Asian gap 0.499 and M/White–F/Black gap 0.486, White male highest; corrected puts Black (5.259) and M/Black (5.379) on top"},
     {"id": "quote_words", "quirk": "released quote_words not the token count in a few rows",
      "where": "lib.attribution.dataset.validate_quotes, lib.attribution.download.check_bytes",
      "faithful": "files loaded as released; the rows are listed as warnings",
@@ -189,7 +194,22 @@ def measure(responses: pd.DataFrame, datasets: dict[str, pd.DataFrame], *, balan
     return measure_scored(score_modes(responses, datasets, score=score), balanced=balanced)
 
 
-def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.DataFrame:
+def table3_change(universe: pd.DataFrame) -> dict:
+    """Quirk ``table3_population``: the Table 3 subgroup mean (log10 hits) that moves most between the
+    whole universe (faithful) and the balancing pool (corrected), with both values."""
+    from lib.attribution import tables
+
+    keys = ["partition", "subgroup"]
+    f = tables.table3(universe).set_index(keys)["mean_log10_hits"]
+    c = tables.table3(universe, mode="corrected").set_index(keys)["mean_log10_hits"].reindex(f.index)
+    d = (c - f).fillna(0.0)
+    k = d.abs().idxmax()
+    return {"number": "Table 3 mean_log10_hits", "where": "/".join(k), "faithful": float(f[k]),
+            "corrected": float(c[k]), "difference": float(d[k])}
+
+
+def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None,
+                   universe: pd.DataFrame | None = None) -> pd.DataFrame:
     """Table ``at-quirks``: the effect of each switch, then the headline metrics under both modes.
 
     ``scored``: a :func:`score_modes` table (whole run, e.g. read back from ``scored.parquet``).
@@ -198,7 +218,7 @@ def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.
     :func:`published_numbers`: the means; the error bars for the interval switch) that moves most is reported with both values; for the
     significance test the number of bold flags that change; for the fame search (``balanced``:
     {(dataset, mode): Balanced}, both modes) the Table 2 criterion of the selected run that
-    moves most. Headline rows (``row = "headline"``): accuracy (direct, indirect; no evidence),
+    moves most; for Table 3's population (``universe``) the subgroup mean that moves most. Headline rows (``row = "headline"``): accuracy (direct, indirect; no evidence),
     S_omit and S_evid per dataset and model, all switches faithful vs all corrected.
     Columns: row, quirk, number, where, faithful, corrected, difference.
     """
@@ -229,6 +249,8 @@ def measure_scored(scored: pd.DataFrame, *, balanced: dict | None = None) -> pd.
                     best = {"number": f"Table 2 {crit}", "where": kind, "faithful": float(f[crit]),
                             "corrected": float(c[crit]), "difference": d}
         add("balance", best)
+    if universe is not None:
+        add("table3_population", table3_change(universe))
     head_f, head_c = _headline(faithful), _headline(with_mode(scored, "corrected"))
     h = head_f.merge(head_c, on=["number", "where"], how="outer", suffixes=("_f", "_c"))
     for r in h.itertuples(index=False):

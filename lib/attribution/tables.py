@@ -1,4 +1,5 @@
-"""The dataset tables of the AttriBench paper: Tables 2, 3, 4 and 5 (A.2, A.4.3, A.6, A.7.2).
+"""The dataset tables of the AttriBench paper: Tables 2, 3, 4 and 5 (A.2, A.4.3, A.6, A.7.2), and
+Table 2 re-made by a fresh run of the balancing (Tier B).
 
 Each function takes the relevant data (universe, balancing result, quote-level datasets) and
 returns the table as a DataFrame ready for :func:`lib.artifacts.save_table`.
@@ -8,24 +9,43 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lib.attribution import dataset as ds
+from lib.attribution import balance, dataset as ds
 from lib.attribution import published as at_published
-from lib.attribution.balance import LOWER_FAME_BOUND, Balanced
+from lib.attribution.balance import LOWER_FAME_BOUND, Balanced, Mode
 
 #: The criteria of Table 2 (§4.1, A.6; reference B.0), in column order.
 TABLE2_CRITERIA = ("authors_per_group", "quotes_per_group", "avg_fame", "fame_range", "rms_error")
 
 
-def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
-    """Table 2: criteria of the selected run per dataset (and search mode), plus the run averages.
+def table2(datasets: dict[str, pd.DataFrame], *, with_paper: bool = False) -> pd.DataFrame | None:
+    """Table 2 (Tier A): the criteria of the paper's selected run, read from the quote-level datasets
+    as released (the release's ``mk_new_datasets.py``: "the released AttriBench CSVs ... are the
+    canonical benchmark"), by :func:`lib.attribution.balance.dataset_stats`.
+
+    ``datasets``: {kind: quote-level table} (the released ``<kind>_with_quotes.csv``, or the twin's
+    selected run). Columns ``dataset, authors_per_group, quotes_per_group, avg_fame, fame_range``;
+    the RMS error needs the matching, which no released file holds. ``with_paper`` adds the
+    ``paper_*`` values the paper prints (rows at-tab2 of ``lib/resources/at_published.csv``).
+    None when no dataset is given (the release's full files are not downloaded).
+    """
+    paper = at_published.published_rows("at-tab2") if with_paper else {}
+    rows = []
+    for kind in ds.GROUPS:
+        if kind in datasets:
+            stats = balance.dataset_stats(datasets[kind], kind)
+            rows.append({"dataset": kind, **stats,
+                         **{f"paper_{c}": paper[kind][c] for c in stats if c in paper.get(kind, {})}})
+    return _int_counts(pd.DataFrame(rows)) if rows else None
+
+
+def table2_rebalance(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
+    """Table 2 re-made (Tier B): a fresh seeded re-run of Algorithm 1 on the universe, with its spread.
 
     ``results``: {dataset name or (dataset, mode): Balanced}. Columns: ``dataset[, mode], runs,
-    selected_run, authors_per_group, quotes_per_group, avg_fame, fame_range, rms_error`` and
-    ``*_runs_mean`` for the five criteria over all runs. ``with_paper`` adds ``paper_*`` columns
-    with the published values the paper quotes in its text (rows at-tab2 of
-    ``lib/resources/at_published.csv``, read by :func:`lib.attribution.published.published_rows`; the RMS error
-    of the selected runs is not given, so no ``paper_rms_error``). Meaningful next to the released
-    universe only.
+    selected_run``, the five criteria of the run this re-run selects, and ``*_runs_min``,
+    ``*_runs_mean``, ``*_runs_max`` of each over all finished runs. ``with_paper`` adds the
+    ``paper_*`` values (the paper's selected run, which a re-run need not draw again). Meaningful
+    next to the released universe only.
     """
     paper = at_published.published_rows("at-tab2") if with_paper else {}
     rows = []
@@ -33,15 +53,16 @@ def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
         best = res.best_stats
         name, mode = key if isinstance(key, tuple) else (key, None)
         row = {"dataset": name, **({"mode": mode} if mode else {}), "runs": len(res.run_stats), "selected_run": res.best_run}
-        for c in TABLE2_CRITERIA:
-            row[c] = best[c]
-        for c in TABLE2_CRITERIA:
-            row[f"{c}_runs_mean"] = float(res.run_stats[c].mean())
-        for c in TABLE2_CRITERIA:
-            if c in paper.get(res.kind, {}):
-                row[f"paper_{c}"] = paper[res.kind][c]
+        row.update({c: best[c] for c in TABLE2_CRITERIA})
+        for stat in ("min", "mean", "max"):
+            row.update({f"{c}_runs_{stat}": float(res.run_stats[c].agg(stat)) for c in TABLE2_CRITERIA})
+        row.update({f"paper_{c}": paper[res.kind][c] for c in TABLE2_CRITERIA if c in paper.get(res.kind, {})})
         rows.append(row)
-    out = pd.DataFrame(rows)
+    return _int_counts(pd.DataFrame(rows))
+
+
+def _int_counts(out: pd.DataFrame) -> pd.DataFrame:
+    """Authors and quotes per group (and the paper's) as integers."""
     for c in ("authors_per_group", "quotes_per_group"):
         out[c] = out[c].astype(int)
         if f"paper_{c}" in out and out[f"paper_{c}"].notna().all():
@@ -49,15 +70,23 @@ def table2(results: dict, *, with_paper: bool = False) -> pd.DataFrame:
     return out
 
 
-def table3(universe: pd.DataFrame, *, lower_fame: float = LOWER_FAME_BOUND) -> pd.DataFrame:
-    """Table 3: mean fame (log10_hits) by race and by intersectional subgroup before balancing.
+def table3(universe: pd.DataFrame, *, mode: Mode = "faithful", lower_fame: float = LOWER_FAME_BOUND) -> pd.DataFrame:
+    """Table 3: mean fame (log10_hits) by race and by intersectional subgroup before balancing (A.2).
 
-    Over universe authors with log10_hits ≥ ``lower_fame`` (the pool the balancing draws from).
-    Rows: the multirace partition (Asian, Black, Latino, White) then the intersectional one
-    (Black/White × F/M); columns ``partition, subgroup, n_authors, mean_log10_hits, sd_log10_hits``,
-    and ``gap_to_top`` = the partition's highest mean minus this subgroup's mean.
+    Population (quirk ``table3_population``, :mod:`lib.attribution.quirks`): ``faithful`` takes
+    every author of the universe, the "sampled JSTET data" of the paper's caption: the release
+    has no Table 3 script, and it is the population whose gaps A.2's text gives (White male
+    highest, about half a point above Black female; White about half a point above Asian);
+    ``corrected`` keeps the authors with log10_hits ≥ ``lower_fame``, the pool Algorithm 1
+    draws from (``mk_new_datasets.py`` filters before balancing), i.e. the gaps the balancing
+    actually removes. Rows: the multirace partition (Asian, Black, Latino, White) then the
+    intersectional one (Black/White × F/M); columns ``partition, subgroup, n_authors,
+    mean_log10_hits, sd_log10_hits``, and ``gap_to_top`` = the partition's highest mean minus
+    this subgroup's mean.
     """
-    u = universe[universe["log10_hits"] >= lower_fame]
+    if mode not in ("faithful", "corrected"):
+        raise ValueError(f"table3: mode must be 'faithful' or 'corrected', got {mode!r}")
+    u = universe if mode == "faithful" else universe[universe["log10_hits"] >= lower_fame]
     parts = []
     for kind in ("multirace", "intersectional"):
         sub = u if kind == "multirace" else u[u["race"].isin(["black", "white"])]
@@ -70,15 +99,19 @@ def table3(universe: pd.DataFrame, *, lower_fame: float = LOWER_FAME_BOUND) -> p
     return pd.concat(parts, ignore_index=True)
 
 
-def table4(datasets: dict[str, tuple[pd.DataFrame, ds.DatasetKind]]) -> pd.DataFrame:
+def table4(datasets: dict[str, pd.DataFrame] | None) -> pd.DataFrame | None:
     """Table 4: unique authors per subgroup whose gender / race label came from Wikidata (A.4.3).
 
-    ``datasets``: name → (quote-level table with ``gender_source``/``race_source``, kind).
+    ``datasets``: kind → quote-level table with ``gender_source``/``race_source`` (None: the
+    datasets are not there, and neither is the table).
     Columns ``dataset, subgroup, n_authors, gender_wikidata, gender_wikidata_pct, race_wikidata,
     race_wikidata_pct``; the remaining labels came from LLM consensus.
     """
+    if datasets is None:
+        return None
     parts = []
-    for name, (df, kind) in datasets.items():
+    for kind, df in datasets.items():
+        name = kind
         a = df.drop_duplicates("author_clean")
         a = a.assign(subgroup=ds.subgroup_labels(a, kind))
         t = a.groupby("subgroup").agg(n_authors=("author_clean", "size"),

@@ -6,9 +6,12 @@ tables notebook 05 saves (``ab-tab1`` … ``ab-tab19``, from :mod:`lib.authority
 labelled responses with the same analysis functions (per model pair agreement and κ, pick
 counts, mention counts, a bootstrap of the pilot coefficients). A claim is judged on the
 direction or significance the paper states, with 95 % intervals: Wilson for a rate, Newcombe's
-hybrid score interval (:func:`lib.stats.newcombe_diff`) for a difference of rates, McNemar where
-the paper pairs flips, a t-interval over model pairs for agreement. It is never judged on
-hitting the published number: on the embedded default the answers are synthetic.
+hybrid score interval (:func:`lib.stats.newcombe_diff`) for a difference of rates, a paired Wald
+interval (consistent with McNemar's test) where the paper pairs flips, a t-interval over model
+pairs for agreement, a χ² test where the paper tests homogeneity; each statistic gets one of the
+four outcomes of :data:`lib.claims.RULE`, with the paper's printed value beside it where it
+prints one. It is never judged on hitting the published number: on the embedded default the
+answers are synthetic.
 
 :func:`check_all` runs the table :data:`CHECKS` and records every verdict in the ledger; a
 table this run did not produce (the pilot on a release without pilot files, the tier ablation
@@ -23,16 +26,18 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Verdict, not_applicable, run_checks, verdict
+from lib.claims import Check, Claim, Knob, Verdict, interval, judge, make_claim, not_applicable, run_checks, significance
 
 P = "authority_bias"
 NB = "05_authority_pilot_regression"
 ALPHA = 0.05
 CHANCE_SELECTION = 0.1  # two models picking uniformly among the 10 candidates agree 1 time in 10 (§5.4)
+#: What the samples grow with: main-experiment queries (pairs, picks, cells) and pilot queries.
+QUERIES, PILOT = Knob(NB, "queries_per_topic"), Knob(NB, "pilot_queries_per_topic")
 
 
 def _claim(id, where, statement, *arts):
-    return Claim(id, P, where, statement, tuple(arts))
+    return make_claim(id, P, where, statement, *arts)
 
 
 FLIP_VS_BOOST = _claim("ab-flip-vs-boost", "§5.1 (Table 5)",
@@ -111,9 +116,16 @@ def _counts(row: pd.Series, rate: str, n: str) -> tuple[int, int]:
 
 # -- checks -----------------------------------------------------------------------------------------
 
+def _paired(row: pd.Series, n_col: str = "pairs") -> tuple[float, float]:
+    """Standard error of a paired change in a rate from its discordant counts (b, c) over n pairs
+    (the Wald interval McNemar's test goes with)."""
+    n, b, c = int(row[n_col]), int(row["b"]), int(row["c"])
+    return (float(np.sqrt(max(b + c - (c - b) ** 2 / n, 0)) / n) if n else np.nan), n
+
+
 def flip_vs_boost(tab5: pd.DataFrame) -> Verdict:
-    """Held when the flip rate exceeds the boost rate: Newcombe 95 % CI of flip − boost above 0, and
-    the χ² test (Yates, as the paper) of the 2×2 changed/unchanged table has p < 0.05."""
+    """Flip rate − boost rate with its Newcombe 95 % CI against 0 (the χ² test, Yates as the
+    paper, is reported beside it)."""
     t = tab5.set_index("manipulation")
     if not {"flipped", "boosted"} <= set(t.index) or (t["pairs"] == 0).any():
         return not_applicable("Table 5 needs flipped and boosted rows with pairs")
@@ -121,11 +133,10 @@ def flip_vs_boost(tab5: pd.DataFrame) -> Verdict:
     d, lo, hi = stats.newcombe_diff(kf, nf, kb, nb)
     chi2, p, _, _ = st.chi2_contingency(np.array([[kf, nf - kf], [kb, nb - kb]]), correction=True)
     f, b = _rate(kf, nf), _rate(kb, nb)
-    return verdict(lo > 0 and p < ALPHA,
-                   {"flip rate": f["rate"], "CI flip": f["ci"], "boost rate": b["rate"], "CI boost": b["ci"],
-                    "gap pp": 100 * d, "CI gap pp": [100 * lo, 100 * hi], "chi2": float(chi2), "p": float(p),
-                    "pairs (flip, boost)": [nf, nb]},
-                   "held if the Newcombe 95% CI of flip − boost rate lies above 0 and the χ² test has p < 0.05")
+    return judge([interval("flip − boost rate", d, lo, hi, 0.0, "above", test="Newcombe", n=min(nf, nb),
+                           unit="pairs per manipulation", published=0.175)],
+                 {"flip rate": f["rate"], "CI flip": f["ci"], "boost rate": b["rate"], "CI boost": b["ci"],
+                  "chi2": float(chi2), "p": float(p), "pairs (flip, boost)": [nf, nb]})
 
 
 def _direction_row(tab6: pd.DataFrame, man: str) -> pd.Series | None:
@@ -133,32 +144,35 @@ def _direction_row(tab6: pd.DataFrame, man: str) -> pd.Series | None:
     return t.iloc[0] if len(t) and int(t.iloc[0]["flips"]) > 0 else None
 
 
+def _share(r: pd.Series, label: str, side: str, published: float | None) -> "Interval":
+    s = _rate(int(r["higher"]), int(r["flips"]))
+    return interval(label, s["rate"], *s["ci"], 0.5, side, test="Wilson", n=s["n"], unit="flips", design="one-sample",
+                    published=published)
+
+
 def boosted_directional(tab6: pd.DataFrame) -> Verdict:
-    """Held when the share of boosted flips landing on a higher-authority paper (ties in the
-    denominator, as Table 6) has a Wilson 95 % CI above 50 %."""
+    """The share of boosted flips landing on a higher-authority paper (ties in the denominator,
+    as Table 6), Wilson 95 % CI against 50 %."""
     r = _direction_row(tab6, "boosted")
     if r is None:
         return not_applicable("no flip under boosted")
-    s = _rate(int(r["higher"]), int(r["flips"]))
-    return verdict(s["ci"][0] > 0.5, {"toward higher (boosted)": s["rate"], "CI": s["ci"], "flips": s["n"],
-                                      "p binomial vs 1/2": float(r["p_binomial"])},
-                   "held if the Wilson 95% CI of higher/flips lies above 50%")
+    return judge([_share(r, "boosted flips toward higher", "above", 0.682)],
+                 {"p binomial vs 1/2": float(r["p_binomial"]), "flips": int(r["flips"])})
 
 
 def flipped_nondirectional(tab6: pd.DataFrame) -> Verdict:
-    """Held when flipped flips are not pulled toward higher authority (the Wilson CI of their share
-    toward higher does not lie above 50 %) and boosted flips are more directional than flipped
-    ones (Newcombe CI of boosted − flipped share above 0)."""
+    """Flipped flips are not pulled toward higher authority (the Wilson CI of their share toward
+    higher does not lie above 50 %) and boosted flips are more directional than flipped ones
+    (Newcombe CI of boosted − flipped share above 0)."""
     f, b = _direction_row(tab6, "flipped"), _direction_row(tab6, "boosted")
     if f is None or b is None:
         return not_applicable("flips under both flipped and boosted needed")
-    sf, sb = _rate(int(f["higher"]), int(f["flips"])), _rate(int(b["higher"]), int(b["flips"]))
     d, lo, hi = stats.newcombe_diff(int(b["higher"]), int(b["flips"]), int(f["higher"]), int(f["flips"]))
-    return verdict(sf["ci"][0] <= 0.5 and lo > 0,
-                   {"toward higher (flipped)": sf["rate"], "CI flipped": sf["ci"], "toward higher (boosted)": sb["rate"],
-                    "boosted − flipped pp": 100 * d, "CI pp": [100 * lo, 100 * hi], "flips (flipped, boosted)": [sf["n"], sb["n"]]},
-                   "held if the flipped share's Wilson CI does not lie above 50% and the Newcombe CI of "
-                   "boosted − flipped share lies above 0")
+    return judge([_share(f, "flipped flips toward higher", "not above", 0.409),
+                  interval("boosted − flipped share toward higher", d, lo, hi, 0.0, "above", test="Newcombe",
+                           n=min(int(f["flips"]), int(b["flips"])), unit="flips per manipulation",
+                           published=0.682 - 0.409)],
+                 {"flips (flipped, boosted)": [int(f["flips"]), int(b["flips"])]})
 
 
 def _susceptibility(tab7: pd.DataFrame) -> pd.DataFrame:
@@ -167,73 +181,84 @@ def _susceptibility(tab7: pd.DataFrame) -> pd.DataFrame:
     for _, r in tab7.iterrows():
         est, lo, hi = _sum_ci([(r["flip_rate"], r["flip_ci_low"], r["flip_ci_high"]),
                                (r["boost_rate"], r["boost_ci_low"], r["boost_ci_high"])], [0.5, 0.5])
-        rows.append({"model": r["model"], "susceptibility": est, "low": lo, "high": hi})
+        rows.append({"model": r["model"], "susceptibility": est, "low": lo, "high": hi,
+                     "pairs": int(r.get("flip_pairs", 0) or 0)})
     return pd.DataFrame(rows).dropna().sort_values("susceptibility").reset_index(drop=True)
 
 
 def susceptibility_range(tab7: pd.DataFrame) -> Verdict:
-    """Held when the least and the most susceptible model's susceptibility intervals do not overlap
-    (the paper's "non-overlapping confidence intervals"); the max/min ratio is reported."""
+    """Most − least susceptible model's susceptibility, MOVER interval from their two intervals,
+    against 0 (the paper's "non-overlapping confidence intervals"); the max/min ratio is reported."""
     s = _susceptibility(tab7)
     if len(s) < 2:
         return not_applicable("fewer than two models with flip and boost rates")
     lo_m, hi_m = s.iloc[0], s.iloc[-1]
-    return verdict(bool(lo_m["high"] < hi_m["low"]),
-                   {"ratio max/min": hi_m["susceptibility"] / lo_m["susceptibility"] if lo_m["susceptibility"] else np.inf,
-                    f"least ({lo_m['model']})": lo_m["susceptibility"], "CI least": [lo_m["low"], lo_m["high"]],
-                    f"most ({hi_m['model']})": hi_m["susceptibility"], "CI most": [hi_m["low"], hi_m["high"]],
-                    "models": len(s)},
-                   "susceptibility = (flip + boost)/2 with a MOVER interval from the Wilson intervals; held if the "
-                   "extremes' intervals do not overlap")
+    d, lo, hi = _sum_ci([(hi_m["susceptibility"], hi_m["low"], hi_m["high"]),
+                         (lo_m["susceptibility"], lo_m["low"], lo_m["high"])], [1.0, -1.0])
+    return judge([interval(f"susceptibility {hi_m['model']} − {lo_m['model']}", d, lo, hi, 0.0, "above",
+                           test="MOVER from Wilson", n=int(min(lo_m["pairs"], hi_m["pairs"])) or None,
+                           unit="pairs per model", published=0.492 - 0.174)],
+                 {"ratio max/min": hi_m["susceptibility"] / lo_m["susceptibility"] if lo_m["susceptibility"] else np.inf,
+                  f"least ({lo_m['model']})": lo_m["susceptibility"], f"most ({hi_m['model']})": hi_m["susceptibility"],
+                  "models": len(s)}, "susceptibility = (flip + boost)/2")
 
 
 def model_homogeneity(tab7: pd.DataFrame) -> Verdict:
-    """Held when the χ² test of homogeneity of the flip rate across models (Table 7) has p < 0.05."""
+    """The χ² test of homogeneity of the flip rate across models (Table 7) at α = 0.05; the size
+    that would decide it from Cohen's w of the observed χ² (:func:`lib.stats.chi2_n_to_decide`)."""
     if "p_homogeneity" not in tab7 or tab7["model"].nunique() < 2:
         return not_applicable("Table 7 needs at least two models and the homogeneity test")
-    p = float(tab7["p_homogeneity"].iloc[0])
-    return verdict(p < ALPHA, {"chi2": float(tab7["chi2_homogeneity"].iloc[0]), "p": p, "models": int(tab7["model"].nunique()),
-                               "flip rate range": [float(tab7["flip_rate"].min()), float(tab7["flip_rate"].max())]},
-                   "held if p < 0.05")
+    p, chi2 = float(tab7["p_homogeneity"].iloc[0]), float(tab7["chi2_homogeneity"].iloc[0])
+    n = int(tab7["flip_pairs"].sum()) if "flip_pairs" in tab7 else 0
+    k = int(tab7["model"].nunique())
+    return judge([significance("flip rate homogeneity across models", p, test="χ² homogeneity", n=n or None,
+                               unit="pairs", n_needed=stats.chi2_n_to_decide(chi2, n, k) if n else None)],
+                 {"chi2": chi2, "p": p, "models": k,
+                  "flip rate range": [float(tab7["flip_rate"].min()), float(tab7["flip_rate"].max())]})
 
 
 def frontier_below_open(tab7: pd.DataFrame, cohorts: pd.DataFrame) -> Verdict:
-    """Held when no frontier model is significantly above the bottom of the open-weight band: every
-    frontier model's susceptibility interval reaches down to the lowest open-weight susceptibility."""
+    """No frontier model is significantly above the bottom of the open-weight band: each frontier
+    model's susceptibility interval does not lie above the lowest open-weight susceptibility.
+    Not applicable without an answering frontier and open model, or when no model changed any
+    recommendation (every susceptibility 0: nothing to rank)."""
     s = _susceptibility(tab7).merge(cohorts, on="model", how="left")
-    fr, op = s[s["cohort"] == "frontier"], s[s["cohort"] == "open"]
+    fr, op = s[(s["cohort"] == "frontier") & (s["pairs"] > 0)], s[(s["cohort"] == "open") & (s["pairs"] > 0)]
     if fr.empty or op.empty:
-        return not_applicable("frontier and open-weight models both needed", {"cohorts": sorted(s["cohort"].dropna().unique())})
+        return not_applicable("frontier and open-weight models with answers both needed",
+                              {"cohorts": sorted(s["cohort"].dropna().unique())})
+    if (s["susceptibility"] == 0).all():
+        return not_applicable("no model changed a recommendation (every susceptibility is 0)")
     floor = float(op["susceptibility"].min())
-    nums = {f"{r['model']}": [r["susceptibility"], r["low"], r["high"]] for _, r in fr.iterrows()}
-    nums.update({"open-weight band": [floor, float(op["susceptibility"].max())]})
-    return verdict(bool((fr["low"] <= floor).all()), nums,
-                   "frontier entries are [susceptibility, CI low, CI high]; held if every frontier CI low is at or "
-                   "below the lowest open-weight susceptibility")
+    tests = [interval(f"susceptibility {r['model']}", r["susceptibility"], r["low"], r["high"], floor, "not above",
+                      test="MOVER from Wilson", n=int(r["pairs"]), unit="pairs per model", design="one-sample")
+             for _, r in fr.iterrows()]
+    return judge(tests, {"open-weight band": [floor, float(op["susceptibility"].max())]},
+                 "threshold = the lowest open-weight susceptibility")
 
 
 def selection_agreement(pairs: pd.DataFrame, *, chance: float = CHANCE_SELECTION) -> Verdict:
-    """Held when the t-interval of the pairwise selection agreement over model pairs lies above chance."""
+    """The t-interval of the pairwise selection agreement over model pairs against chance."""
     a = pairs["agreement"].dropna()
     if len(a) < 2:
         return not_applicable("fewer than two model pairs with shared cells")
     mean, lo, hi = stats.t_ci(a)
-    return verdict(lo > chance, {"mean agreement": mean, "CI": [lo, hi], "chance": chance, "model pairs": len(a),
-                                 "range": [float(a.min()), float(a.max())]},
-                   f"t-interval over model pairs; held if it lies above {chance:g}")
+    return judge([interval("selection agreement", mean, lo, hi, chance, "above", test="t over model pairs", n=len(a),
+                           unit="model pairs", design="one-sample", published=0.439)],
+                 {"range": [float(a.min()), float(a.max())]})
 
 
 def flip_kappa(pairs: pd.DataFrame) -> Verdict:
-    """Held when κ of the flip indicator is larger under flipped than under boosted: paired
-    t-interval over model pairs of κ_flipped − κ_boosted above 0."""
+    """κ of the flip indicator is larger under flipped than under boosted: paired t-interval over
+    model pairs of κ_flipped − κ_boosted against 0."""
     d = (pairs["kappa_flipped"] - pairs["kappa_boosted"]).dropna()
     if len(d) < 2:
         return not_applicable("fewer than two model pairs with κ under both manipulations")
     mean, lo, hi = stats.t_ci(d)
-    return verdict(lo > 0, {"kappa flipped": float(pairs["kappa_flipped"].mean()),
-                            "kappa boosted": float(pairs["kappa_boosted"].mean()), "difference": mean, "CI": [lo, hi],
-                            "model pairs": len(d)},
-                   "paired t-interval over model pairs; held if it lies above 0")
+    return judge([interval("κ flipped − κ boosted", mean, lo, hi, 0.0, "above", test="paired t over model pairs",
+                           n=len(d), unit="model pairs", design="one-sample", published=0.143 - 0.062)],
+                 {"kappa flipped": float(pairs["kappa_flipped"].mean()),
+                  "kappa boosted": float(pairs["kappa_boosted"].mean())})
 
 
 def _tier_counts(tab9: pd.DataFrame, picks: pd.DataFrame, tier: str, cond: str) -> tuple[int, int]:
@@ -243,50 +268,50 @@ def _tier_counts(tab9: pd.DataFrame, picks: pd.DataFrame, tier: str, cond: str) 
 
 
 def top_tier_original(tab9: pd.DataFrame, picks: pd.DataFrame) -> Verdict:
-    """Held when the Wilson CI of the top-tier share of original picks lies above the tier's share
-    of the candidates (30 %)."""
+    """The Wilson CI of the top-tier share of original picks against the tier's share of the
+    candidates (30 %)."""
     if "top" not in set(tab9["tier"]) or "original" not in tab9:
         return not_applicable("Table 9 needs the top tier under original")
     k, n = _tier_counts(tab9, picks, "top", "original")
     share = float(tab9.set_index("tier").at["top", "share"]) / 100
     r = _rate(k, n)
-    return verdict(r["ci"][0] > share, {"top-tier share (original)": r["rate"], "CI": r["ci"],
-                                        "share of candidates": share, "picks": n},
-                   "held if the Wilson 95% CI lies above the share of candidates")
+    return judge([interval("top-tier share of original picks", r["rate"], *r["ci"], share, "above", test="Wilson",
+                           n=n, unit="picks", design="one-sample", published=0.521)], {"picks": n},
+                 "threshold = the top tier's share of the candidates")
 
 
 def flipped_flattens(tab9: pd.DataFrame, picks: pd.DataFrame) -> Verdict:
-    """Held when, from original to flipped, the top-tier share falls and the low-tier share rises,
-    both with a Newcombe 95 % CI excluding 0."""
+    """From original to flipped, the top-tier share falls and the low-tier share rises: both
+    Newcombe 95 % CIs against 0."""
     if not {"top", "low"} <= set(tab9["tier"]) or not {"original", "flipped"} <= set(tab9.columns):
         return not_applicable("Table 9 needs the top and low tiers under original and flipped")
     (kto, no), (ktf, nf) = _tier_counts(tab9, picks, "top", "original"), _tier_counts(tab9, picks, "top", "flipped")
     klo, klf = _tier_counts(tab9, picks, "low", "original")[0], _tier_counts(tab9, picks, "low", "flipped")[0]
     top = stats.newcombe_diff(kto, no, ktf, nf)
     low = stats.newcombe_diff(klf, nf, klo, no)
-    return verdict(top[1] > 0 and low[1] > 0,
-                   {"top original → flipped": [kto / no, ktf / nf], "top drop pp": 100 * top[0],
-                    "CI top drop pp": [100 * top[1], 100 * top[2]], "low original → flipped": [klo / no, klf / nf],
-                    "low rise pp": 100 * low[0], "CI low rise pp": [100 * low[1], 100 * low[2]]},
-                   "held if both Newcombe 95% CIs (top drop, low rise) lie above 0")
+    n = min(no, nf)
+    return judge([interval("top-tier share drop", *top, 0.0, "above", test="Newcombe", n=n, unit="picks per condition",
+                           published=0.521 - 0.325),
+                  interval("low-tier share rise", *low, 0.0, "above", test="Newcombe", n=n, unit="picks per condition",
+                           published=0.202 - 0.118)],
+                 {"top original → flipped": [kto / no, ktf / nf], "low original → flipped": [klo / no, klf / nf]})
 
 
 def boosted_lift(picks: pd.DataFrame) -> Verdict:
-    """Held when the Wilson CI of the boosted paper's pick rate lies above the rate expected by
-    chance (boosted candidates / candidates, :func:`lib.authority.analysis.boosted_pick_rate`)."""
+    """The Wilson CI of the boosted paper's pick rate against the rate expected by chance
+    (boosted candidates / candidates, :func:`lib.authority.analysis.boosted_pick_rate`)."""
     r = picks.iloc[0]
     if int(r["cells"]) == 0:
         return not_applicable("no boosted cell with a boosted candidate")
     s = _rate(int(r["picked_boosted"]), int(r["cells"]))
-    return verdict(s["ci"][0] > float(r["expected"]),
-                   {"pick rate": s["rate"], "CI": s["ci"], "expected": float(r["expected"]), "lift": float(r["lift"]),
-                    "cells": s["n"]},
-                   "held if the Wilson 95% CI of the pick rate lies above the chance rate")
+    return judge([interval("boosted pick rate", s["rate"], *s["ci"], float(r["expected"]), "above", test="Wilson",
+                           n=s["n"], unit="boosted cells", design="one-sample", published=0.271)],
+                 {"lift": float(r["lift"])}, "threshold = the chance rate")
 
 
 def topic_spread(tab19: pd.DataFrame) -> Verdict:
-    """Held when flip rates differ across topics beyond sampling noise: χ² homogeneity over the
-    topics' flip counts p < 0.05 and the extreme topics' Wilson intervals do not overlap."""
+    """Flip rates differ across topics beyond sampling noise: the χ² homogeneity test over the
+    topics' flip counts at α = 0.05, and the extreme topics' difference (Newcombe CI) above 0."""
     t = tab19.dropna(subset=["flip_rate"])
     t = t[t["n"] > 0]
     if len(t) < 2:
@@ -295,13 +320,13 @@ def topic_spread(tab19: pd.DataFrame) -> Verdict:
     table = np.column_stack([k, t["n"].astype(int) - k])
     chi2, p, _, _ = st.chi2_contingency(table) if (table.sum(axis=0) > 0).all() else (0.0, 1.0, 0, None)
     hi, lo = t.loc[t["flip_rate"].idxmax()], t.loc[t["flip_rate"].idxmin()]
-    rh, rl = _rate(round(hi["flip_rate"] * hi["n"]), int(hi["n"])), _rate(round(lo["flip_rate"] * lo["n"]), int(lo["n"]))
-    return verdict(p < ALPHA and rl["ci"][1] < rh["ci"][0],
-                   {"spread pp": 100 * float(hi["flip_rate"] - lo["flip_rate"]), f"max ({hi['topic']})": float(hi["flip_rate"]),
-                    "CI max": rh["ci"], f"min ({lo['topic']})": float(lo["flip_rate"]), "CI min": rl["ci"], "chi2": float(chi2), "p": float(p),
-                    "topics": len(t)},
-                   "held if the χ² homogeneity test over topics has p < 0.05 and the extreme topics' Wilson CIs "
-                   "do not overlap")
+    d = stats.newcombe_diff(round(hi["flip_rate"] * hi["n"]), int(hi["n"]), round(lo["flip_rate"] * lo["n"]), int(lo["n"]))
+    n = int(t["n"].sum())
+    return judge([significance("flip rate homogeneity across topics", p, test="χ² homogeneity", n=n, unit="pairs",
+                               n_needed=stats.chi2_n_to_decide(float(chi2), n, len(t))),
+                  interval(f"flip rate {hi['topic']} − {lo['topic']}", *d, 0.0, "above", test="Newcombe",
+                           n=int(min(hi["n"], lo["n"])), unit="pairs per topic", published=0.421)],
+                 {"chi2": float(chi2), "p": float(p), "topics": len(t)})
 
 
 def _instruction(tab11: pd.DataFrame, ins: str) -> pd.Series | None:
@@ -309,72 +334,88 @@ def _instruction(tab11: pd.DataFrame, ins: str) -> pd.Series | None:
     return t.loc[ins] if ins in t.index else None
 
 
+def _reduction(row: pd.Series) -> tuple[float, float, float, int]:
+    """An instruction's flip-rate reduction (fraction) with its paired Wald 95 % interval."""
+    se, n = _paired(row, "flip_pairs")
+    red = float(row["flip_reduction_pp"]) / 100
+    return red, red - 1.96 * se, red + 1.96 * se, n
+
+
 def strong_instruction(tab11: pd.DataFrame) -> Verdict:
-    """Held when content-first lowers the flip rate (reduction > 0, exact McNemar p < 0.05 on paired
-    flips) and the reduction is partial: the residual's Wilson CI lies above half the baseline rate."""
+    """Content-first lowers the flip rate (paired reduction's 95 % interval above 0; exact
+    McNemar p reported) and the reduction is partial: the residual's Wilson CI lies above half
+    the baseline rate."""
     b, s = _instruction(tab11, "baseline"), _instruction(tab11, "content_first")
-    if b is None or s is None:
+    if b is None or s is None or not int(s["flip_pairs"]):
         return not_applicable("baseline and content_first rows needed")
     res = _rate(*_counts(s, "flip_rate", "flip_pairs"))
-    red, p = float(s["flip_reduction_pp"]), float(s["p_mcnemar"])
-    return verdict(red > 0 and p < ALPHA and res["ci"][0] > float(b["flip_rate"]) / 2,
-                   {"reduction pp": red, "McNemar p": p, "residual flip rate": res["rate"], "CI residual": res["ci"],
-                    "baseline flip rate": float(b["flip_rate"])},
-                   "held if the reduction is positive with McNemar p < 0.05 and the residual's Wilson CI lies above "
-                   "half the baseline rate (less than half of the flips removed)")
+    red, lo, hi, n = _reduction(s)
+    return judge([interval("flip-rate reduction (content-first)", red, lo, hi, 0.0, "above", test="paired Wald (McNemar)",
+                           n=n, unit="pairs", design="one-sample", published=0.129),
+                  interval("residual flip rate", res["rate"], *res["ci"], float(b["flip_rate"]) / 2, "above",
+                           test="Wilson", n=res["n"], unit="pairs", design="one-sample", published=0.314)],
+                 {"McNemar p": float(s["p_mcnemar"]), "baseline flip rate": float(b["flip_rate"])},
+                 "residual threshold = half the baseline rate (less than half of the flips removed)")
 
 
 def mild_instruction(tab11: pd.DataFrame) -> Verdict:
-    """Held when the mild instruction's aggregate effect is not significant (McNemar p ≥ 0.05) and
-    smaller than the strong instruction's reduction."""
+    """The mild instruction's aggregate effect is much smaller than the strong one's: strong − mild
+    flip-rate reduction (the two paired Wald intervals combined as independent) against 0. The
+    paper's "not significant" (McNemar p = 0.059) is a property of its sample size, not of the
+    effect: the exact McNemar p and the mild reduction's interval are reported, not judged (judged,
+    a 3.5 pp mild effect on 1,000 pairs contradicted the claim at one quick seed while a paper-sized
+    sample makes the paper's own 2.3 pp significant)."""
     m, s = _instruction(tab11, "anti_authority"), _instruction(tab11, "content_first")
-    if m is None or s is None:
+    if m is None or s is None or not int(m["flip_pairs"]) or not int(s["flip_pairs"]):
         return not_applicable("anti_authority and content_first rows needed")
-    p = float(m["p_mcnemar"])
-    return verdict(p >= ALPHA and float(m["flip_reduction_pp"]) < float(s["flip_reduction_pp"]),
-                   {"mild reduction pp": float(m["flip_reduction_pp"]), "McNemar p": p,
-                    "strong reduction pp": float(s["flip_reduction_pp"]), "discordant (b, c)": [int(m["b"]), int(m["c"])]},
-                   "held if McNemar p ≥ 0.05 and the mild reduction is smaller than the strong one")
+    rm, rs = _reduction(m), _reduction(s)
+    d, lo, hi = _sum_ci([rs[:3], rm[:3]], [1.0, -1.0])
+    return judge([interval("strong − mild reduction", d, lo, hi, 0.0, "above", test="paired Wald, combined",
+                           n=min(rm[3], rs[3]), unit="pairs", design="one-sample", published=0.129 - 0.023)],
+                 {"mild reduction": rm[0], "CI mild reduction": [rm[1], rm[2]], "McNemar p": float(m["p_mcnemar"]),
+                  "discordant (b, c)": [int(m["b"]), int(m["c"])]})
 
 
 def frontier_backfire(tab12: pd.DataFrame) -> Verdict:
-    """Held when, pooled by cohort, the frontier flip rate rises under the mild instruction and the
-    open-weight one falls, each with exact McNemar p < 0.05 (the paper's group-level claim)."""
+    """Pooled by cohort, under the mild instruction the frontier flip rate rises and the
+    open-weight one falls: each change's paired Wald 95 % interval (the one McNemar's test goes
+    with) against 0. Not applicable without answering frontier and open cohorts."""
     g = tab12[tab12["level"] == "group"].set_index("name")
-    if not {"frontier", "open"} <= set(g.index):
-        return not_applicable("Table 12 needs the frontier and open cohort rows", {"cohorts": sorted(g.index)})
-    f, o = g.loc["frontier"], g.loc["open"]
-    nums = {}
-    for name, r in (("frontier", f), ("open", o)):
-        n, b, c = int(r["pairs"]), int(r["b"]), int(r["c"])
-        se = np.sqrt(max(b + c - (c - b) ** 2 / n, 0)) / n if n else np.nan  # Wald, paired proportions
-        nums[f"{name} change pp"] = float(r["delta_pp"])
-        nums[f"CI {name} pp"] = [float(r["delta_pp"]) - 196 * se, float(r["delta_pp"]) + 196 * se]
+    if not {"frontier", "open"} <= set(g.index) or not int(g.loc["frontier", "pairs"]) or not int(g.loc["open", "pairs"]):
+        return not_applicable("Table 12 needs the frontier and open cohort rows with pairs", {"cohorts": sorted(g.index)})
+    tests, nums = [], {}
+    for name, side, pub in (("frontier", "above", 0.039), ("open", "below", -0.057)):
+        r = g.loc[name]
+        se, n = _paired(r)
+        dlt = float(r["delta_pp"]) / 100
+        tests.append(interval(f"{name} flip-rate change (mild)", dlt, dlt - 1.96 * se, dlt + 1.96 * se, 0.0, side,
+                              test="paired Wald (McNemar)", n=n, unit="pairs per cohort", design="one-sample",
+                              published=pub))
         nums[f"{name} McNemar p"] = float(r["p_mcnemar"])
-    return verdict(float(f["delta_pp"]) > 0 and float(f["p_mcnemar"]) < ALPHA and float(o["delta_pp"]) < 0
-                   and float(o["p_mcnemar"]) < ALPHA, nums,
-                   "held if the frontier change is > 0 and the open-weight change < 0, both with McNemar p < 0.05 "
-                   "(Wald CIs of the paired changes shown)")
+    return judge(tests, nums)
 
 
 def boost_unmoved(tab11: pd.DataFrame) -> Verdict:
-    """Held when content-first lowers flips (reduction > 0) while the boost rate barely moves: the
-    Newcombe CI of the boost-rate change includes 0 and the change is smaller than the flip reduction."""
+    """Content-first lowers flips (paired reduction above 0) while the boost rate barely moves:
+    the Newcombe CI of the boost-rate change reaches 0 from both sides (not significant)."""
     b, s = _instruction(tab11, "baseline"), _instruction(tab11, "content_first")
-    if b is None or s is None or not int(b["boost_pairs"]) or not int(s["boost_pairs"]):
+    if b is None or s is None or not int(b["boost_pairs"]) or not int(s["boost_pairs"]) or not int(s["flip_pairs"]):
         return not_applicable("baseline and content_first boost rates needed")
-    d, lo, hi = stats.newcombe_diff(*_counts(b, "boost_rate", "boost_pairs"), *_counts(s, "boost_rate", "boost_pairs"))
-    red = float(s["flip_reduction_pp"])
-    return verdict(red > 0 and lo <= 0 <= hi and abs(100 * d) < red,
-                   {"boost baseline → content_first": [float(b["boost_rate"]), float(s["boost_rate"])],
-                    "boost change pp": -100 * d, "CI boost change pp": [-100 * hi, -100 * lo], "flip reduction pp": red},
-                   "held if the flip reduction is > 0, the Newcombe CI of the boost change includes 0 and the boost "
-                   "change is smaller than the flip reduction")
+    d, lo, hi = stats.newcombe_diff(*_counts(s, "boost_rate", "boost_pairs"), *_counts(b, "boost_rate", "boost_pairs"))
+    red, rlo, rhi, n = _reduction(s)
+    nb = min(int(b["boost_pairs"]), int(s["boost_pairs"]))
+    return judge([interval("flip-rate reduction (content-first)", red, rlo, rhi, 0.0, "above",
+                           test="paired Wald (McNemar)", n=n, unit="pairs", design="one-sample", published=0.129),
+                  interval("boost-rate change", d, lo, hi, 0.0, "not above", test="Newcombe", n=nb, unit="pairs",
+                           published=-0.008),
+                  interval("boost-rate change", d, lo, hi, 0.0, "not below", test="Newcombe", n=nb, unit="pairs",
+                           published=-0.008)],
+                 {"boost baseline → content_first": [float(b["boost_rate"]), float(s["boost_rate"])]})
 
 
 def say_do_gap(tab13: pd.DataFrame, tab11: pd.DataFrame, mentions: pd.DataFrame) -> Verdict:
-    """Held when, under content-first, the drop in authority mentions exceeds the drop in flip rate:
-    the gap's interval (MOVER from the two Newcombe intervals, treated as independent) lies above 0."""
+    """Under content-first, the drop in authority mentions exceeds the drop in flip rate: the
+    gap's interval (MOVER from the two Newcombe intervals, treated as independent) against 0."""
     t, m = tab13.set_index("instruction"), mentions.set_index("instruction")
     if not {"baseline", "content_first"} <= set(t.index) or not {"baseline", "content_first"} <= set(m.index):
         return not_applicable("baseline and content_first mention and flip rates needed")
@@ -383,36 +424,39 @@ def say_do_gap(tab13: pd.DataFrame, tab11: pd.DataFrame, mentions: pd.DataFrame)
     fb, fs = _instruction(tab11, "baseline"), _instruction(tab11, "content_first")
     fd = stats.newcombe_diff(*_counts(fb, "flip_rate", "flip_pairs"), *_counts(fs, "flip_rate", "flip_pairs"))
     gap, lo, hi = _sum_ci([md, fd], [1.0, -1.0])
-    return verdict(lo > 0, {"gap pp": 100 * gap, "CI gap pp": [100 * lo, 100 * hi], "mention drop pp": 100 * md[0],
-                            "flip drop pp": 100 * fd[0], "table gap pp": float(t.at["content_first", "gap_pp"])},
-                   "held if the 95% interval of (mention drop − flip drop) lies above 0")
+    n = min(int(fs["flip_pairs"]), int(m.at["content_first", "responses"]))
+    return judge([interval("mention drop − flip drop", gap, lo, hi, 0.0, "above", test="MOVER from Newcombe", n=n,
+                           unit="pairs per instruction", published=0.111)],
+                 {"mention drop pp": 100 * md[0], "flip drop pp": 100 * fd[0],
+                  "table gap pp": float(t.at["content_first", "gap_pp"])})
 
 
 def venue_dominant(tab1: pd.DataFrame, boot: pd.DataFrame) -> Verdict:
-    """Held when venue has the largest fused weight (Table 1) and, over bootstrap resamples of the
-    pilot rows, the 95 % percentile interval of venue's coefficient share minus the largest other
-    dimension's share lies above 0."""
+    """Venue's coefficient share minus the largest other dimension's, over bootstrap resamples of
+    the pilot rows: its 95 % percentile interval against 0 (Table 1's fused weights reported)."""
     w = tab1.set_index("dimension")["weight"]
     if "venue" not in w.index or boot.empty:
         return not_applicable("Table 1 with venue and a pilot bootstrap needed")
     others = [c for c in boot.columns if c not in ("venue", "replicate")]
     margin = boot["venue"] - boot[others].max(axis=1)
     lo, hi = np.percentile(margin, [2.5, 97.5])
-    aff = np.percentile(boot["venue"] - boot["affiliation"], [2.5, 97.5]) if "affiliation" in boot else [np.nan] * 2
-    return verdict(w.idxmax() == "venue" and lo > 0,
-                   {"venue weight": float(w["venue"]), "largest other": f"{w.drop('venue').idxmax()} "
-                                                                         f"{float(w.drop('venue').max()):.3g}",
-                    "affiliation weight": float(w.get("affiliation", np.nan)),
-                    "venue coef-share margin CI": [float(lo), float(hi)],
-                    "venue − affiliation coef-share CI": [float(aff[0]), float(aff[1])], "bootstrap replicates": len(boot)},
-                   "held if venue's fused weight is the largest and the bootstrap 95% CI of its coefficient-share "
-                   "margin over the next dimension lies above 0")
+    return judge([interval("venue coef-share margin over the next dimension", float(margin.mean()), lo, hi, 0.0,
+                           "above", test="bootstrap percentile", n=int(boot.attrs.get("rows", 0)) or None,
+                           unit="pilot rows", design="one-sample")],
+                 {"venue weight": float(w["venue"]), "largest other": f"{w.drop('venue').idxmax()} "
+                                                                      f"{float(w.drop('venue').max()):.3g}",
+                  "affiliation weight": float(w.get("affiliation", np.nan)), "bootstrap replicates": len(boot)})
 
 
 # -- the table --------------------------------------------------------------------------------------
 
+#: Checks whose sample is the models themselves (pairs of models): a profile's queries do not add any.
+_PER_MODEL_PAIR = {"ab-selection-agreement", "ab-flip-kappa"}
+
+
 def _c(claim, fn, *tables, **kw):
-    return Check(claim, fn, tables, NB, kw)
+    knob = PILOT if claim.id == "ab-venue-dominant" else None if claim.id in _PER_MODEL_PAIR else QUERIES
+    return Check(claim, fn, tables, NB, kw, knob)
 
 
 CHECKS = (
@@ -457,7 +501,9 @@ def pilot_bootstrap(pilot_rows: pd.DataFrame, *, replicates: int = 200, seed: in
         coef = pilot.fit_logit(X[idx], y[idx], names, method="mle").coef
         total = sum(abs(v) for v in coef.values())
         rows.append({"replicate": i, **{k: abs(v) / total if total else np.nan for k, v in coef.items()}})
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out.attrs["rows"] = len(y)   # the pilot rows each replicate resamples (the power calculation's n)
+    return out
 
 
 def derived_tables(responses: pd.DataFrame | None, pilot_rows: pd.DataFrame | None = None, *,

@@ -62,8 +62,10 @@ Mapping onto the schema (:mod:`lib.groundtruth.schema`):
   ``derive_coauthorships=True`` a missing file is replaced by one edge per pair of co-authors of a
   paper (the reference's missing generator, §7).
 
-Errors. :func:`check_release` lists what is missing or unreadable (fast; reads only CSV
-headers). :func:`load_release` raises :class:`ReleaseError` for a malformed file, naming the file
+Errors. :func:`check_release` lists what is missing, unreadable or not the whole release file
+(fast; reads the CSV headers and the author ids of the tables built one row per author: a cut
+``authors_stats.csv`` is named with both row counts; ``--accept-modified`` lets it through).
+:func:`load_release` raises :class:`ReleaseError` for a malformed file, naming the file
 (for a tarball member: the archive and the member), the column and an example row with its CSV line
 number (unparseable ids, dates, numbers, labels or name lists; duplicated ids; an id of
 authorships.csv / coauthorships.csv absent from publications.csv / authors_demographics.csv).
@@ -294,23 +296,68 @@ def _problems(rel: _Release, names: Sequence[str]) -> list[str]:
     return out
 
 
+#: (file, file it has one row per row of, why): tables the reference builds from one table, so
+#: their rows are one per author; a cut or substituted copy differs (issue 28)
+_SAME_ROWS = (("authors_stats.csv", "authors_demographics.csv",
+               "the reference builds both from the same OpenAlex authors table, one row per author "
+               "(GTBuilder/APS/code/batch_user_rankings.py and batch_authors_demographics.py)"),)
+
+
+def _identity(rel: _Release) -> list[str]:
+    """What says a found file is not the whole release file: row counts and ids that differ from the
+    table it was built alongside (:data:`_SAME_ROWS`); each message names both files and values."""
+    out = []
+    for name, like, why in _SAME_ROWS:
+        if name not in rel.found or like not in rel.found:
+            continue
+        ids = {}
+        for f in (name, like):
+            try:
+                with rel.open(rel.found[f]) as fh:
+                    ids[f] = pd.read_csv(fh, usecols=["id_author"], dtype=str, keep_default_na=False)["id_author"]
+            except (ValueError, OSError, tarfile.TarError, EOFError, pd.errors.ParserError):
+                return out      # unreadable or without id_author: _problems and the loader name it
+        if len(ids[name]) != len(ids[like]) or set(ids[name]) != set(ids[like]):
+            lost = sorted(set(ids[like]) - set(ids[name]))
+            extra = sorted(set(ids[name]) - set(ids[like]))
+            out.append(f"ground truth {name}: {rel.found[name]}: {len(ids[name]):,} data rows, expected "
+                       f"{len(ids[like]):,} (one per author of {like}: {why}); "
+                       f"{len(lost):,} of its authors absent{' (e.g. ' + ', '.join(lost[:3]) + ')' if lost else ''}"
+                       f"{f', {len(extra):,} not in {like}' if extra else ''}; the file is cut or not the "
+                       f"release's: re-download the release (DOI {DOI}), or accept the modified copy with "
+                       "accept_modified_releases: [ground_truth_dir] (--accept-modified)")
+    return out
+
+
+def accepted_modifications(path: Path | str | None = None) -> list[str]:
+    """What differs from the release in the files at ``path`` (:func:`_identity`), for the manifest of
+    a run that accepted them (``accept_modified_releases``)."""
+    path = Path(path) if path is not None else DEFAULT_SRC
+    with _Release(path, [n for pair in _SAME_ROWS for n in pair[:2]]) as rel:
+        return _identity(rel)
+
+
 def _required(derive_coauthorships: bool) -> list[str]:
     return [f.name for f in RELEASE_FILES if not (derive_coauthorships and f.name == "coauthorships.csv")]
 
 
-def check_release(path: Path | str | None = None, *, derive_coauthorships: bool = False) -> list[str]:
-    """Messages naming every required release file that is missing or unreadable (empty: ready).
+def check_release(path: Path | str | None = None, *, derive_coauthorships: bool = False,
+                  accept_modified: bool = False) -> list[str]:
+    """Messages naming every required release file that is missing, unreadable or not the whole
+    release file (empty: ready; ``accept_modified``: the last are let through).
 
     ``path``: the release folder (files at any depth, also inside its tar archives) or the
     ``final_dataset.tar.gz`` itself; default ``downloads/llmscholarbench``. Each message names the
     file, its expected columns and where to get it (the public data release, or for the APS part
-    the American Physical Society's licensed data sets). Reads only the CSV header lines; a missing
-    folder costs a stat call. The PCA model is optional and not checked.
+    the American Physical Society's licensed data sets). Reads the CSV header lines, and the author
+    ids of the tables built one row per author (:func:`_identity`); a missing folder costs a stat
+    call. The PCA model is optional and not checked.
     """
     path = Path(path) if path is not None else DEFAULT_SRC
     names = _required(derive_coauthorships)
     with _Release(path, names) as rel:
-        return _problems(rel, names)
+        problems = _problems(rel, names)
+        return problems + ([] if accept_modified or problems else _identity(rel))
 
 
 # ---- reading and checking one table ------------------------------------------------------------
@@ -578,13 +625,16 @@ _SOURCES = {"authors": ("authors_demographics.csv", "authors_stats.csv", "author
             "authorships": ("authorships.csv",), "coauthorships": ("coauthorships.csv",)}
 
 
-def load_release(path: Path | str | None = None, *, derive_coauthorships: bool = False) -> World:
+def load_release(path: Path | str | None = None, *, derive_coauthorships: bool = False,
+                 accept_modified: bool = False) -> World:
     """The release's ground truth as a validated companion :class:`World` (``synthetic=False``).
 
     ``path``: the release folder or ``final_dataset.tar.gz`` (see :func:`check_release`).
     Raises FileNotFoundError listing every missing/unreadable file (with where to get it), and
     :class:`ReleaseError` for a malformed file (path, column, example row). ``meta`` records the
     DOI, where each file was found, the PCA model if present, and the counts of recoded values.
+    A file that is not the whole release's (:func:`_identity`) is refused too, unless
+    ``accept_modified``: then it is a warning, and ``meta["accepted_modifications"]`` lists it.
     """
     t0 = time.perf_counter()
     src = Path(path) if path is not None else DEFAULT_SRC
@@ -593,6 +643,11 @@ def load_release(path: Path | str | None = None, *, derive_coauthorships: bool =
         problems = _problems(rel, names)
         if problems:
             raise FileNotFoundError("\n".join(problems))
+        modified = _identity(rel)
+        if modified and not accept_modified:
+            raise ReleaseError("\n".join(modified))
+        for m in modified:
+            warnings.warn(f"accepted as modified: {m}", stacklevel=2)
         publications, pmeta = _publications(rel)
         authors, ameta = _authors(rel)
         authorships = _authorships(rel, authors, publications)
@@ -612,7 +667,8 @@ def load_release(path: Path | str | None = None, *, derive_coauthorships: bool =
                                f"the companion schema: {e}") from e
         found = {k: str(v) for k, v in sorted(rel.found.items())}
     meta = {"synthetic": False, "source": str(src), "release_doi": DOI, "files": found,
-            "pca_model": found.get(PCA_MODEL), "coauthorships": co_source, **ameta, **pmeta,
+            "pca_model": found.get(PCA_MODEL), "coauthorships": co_source, "accepted_modifications": modified,
+            **ameta, **pmeta,
             "load_seconds": round(time.perf_counter() - t0, 2)}
     return World(**tables, meta=meta)
 
@@ -662,7 +718,7 @@ def load_pca_embedding(path: Path | str | None = None) -> pd.DataFrame:
 
 
 def import_release(src: Path | str | None, dest_dir: Path | str | None = None, *,
-                   derive_coauthorships: bool = False) -> World:
+                   derive_coauthorships: bool = False, accept_modified: bool = False) -> World:
     """Read the release at ``src`` and write the companion-schema tables (parquet + meta.json) to
     ``dest_dir`` (default ``downloads/ground_truth``), which ``loaders.load_tables(dest_dir)`` reads
     back identically; returns the imported world. A destination that is a file or read-only is
@@ -673,7 +729,7 @@ def import_release(src: Path | str | None, dest_dir: Path | str | None = None, *
     unusable = paths.unusable_folders({"ground-truth import destination": dest})
     if unusable:
         raise FileExistsError("\n".join(unusable))
-    world = load_release(src, derive_coauthorships=derive_coauthorships)
+    world = load_release(src, derive_coauthorships=derive_coauthorships, accept_modified=accept_modified)
     save_world(world, dest)
     return world
 
@@ -692,9 +748,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in (ck, im):
         p.add_argument("--derive-coauthorships", action="store_true",
                        help="without coauthorships.csv, link every pair of co-authors of a paper")
+        p.add_argument("--accept-modified", action="store_true",
+                       help="accept tables that are not the whole release's (cut or substituted), with a warning")
     a = ap.parse_args(argv)
     if a.cmd == "check":
-        problems = check_release(a.src, derive_coauthorships=a.derive_coauthorships)
+        problems = check_release(a.src, derive_coauthorships=a.derive_coauthorships, accept_modified=a.accept_modified)
         for p in problems:
             print(p, file=sys.stderr)
         if not problems:
@@ -702,7 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"python -m lib.groundtruth.release import {a.src} DEST")
         return 1 if problems else 0
     try:
-        w = import_release(a.src, a.dest, derive_coauthorships=a.derive_coauthorships)
+        w = import_release(a.src, a.dest, derive_coauthorships=a.derive_coauthorships,
+                           accept_modified=a.accept_modified)
     except (FileNotFoundError, FileExistsError, ReleaseError) as e:
         print(e, file=sys.stderr)
         return 1

@@ -2,8 +2,9 @@
 temperature and refusals (§4.2, §5, App. A.4).
 
 Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure function of the
-regenerated tables returning a :class:`lib.claims.Verdict` with the numbers (means and 95 % CIs)
-behind it, under the decision rule of :mod:`lib.scholar.claims_rules`. The checks of §4.1 and
+regenerated tables returning a :class:`lib.claims.Verdict` (one of the four outcomes of
+:data:`lib.claims.RULE`) with the numbers (means and 95 % CIs) behind it, under the decision rule
+of :mod:`lib.scholar.claims_rules`. The checks of §4.1 and
 App. C.1 live in :mod:`lib.scholar.claims_benchmark` (notebook 03), those of constrained
 prompting and RAG in :mod:`lib.scholar.claims_interventions` (notebook 04); :data:`CHECKS` tables
 all 26 with the notebook that regenerates their inputs, and a notebook calls
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+import numpy as np
+
 from lib import stats
-from lib.claims import Check, Claim, Verdict, not_applicable, run_checks, verdict
+from lib.claims import Check, Claim, Verdict, interval, judge, not_applicable, run_checks
 from lib.scholar import claims_benchmark as cb
 from lib.scholar import claims_interventions as cpc
-from lib.scholar.claims_rules import P, above_zero, difference, summary
+from lib.scholar.claims_rules import COLLECTION, P, SWEEP, compared, summary
 TEMP_VALIDITY = Claim("lsb-temp-validity", P, "§4.2, §5 (Fig. 3)",
                       "Higher temperature lowers validity.", ("lsb-fig3",))
 TEMP_CONSISTENCY = Claim("lsb-temp-consistency", P, "§4.2 (Fig. 3)",
@@ -44,28 +47,22 @@ def temperature_effect(per_attempt: pd.DataFrame, metric: str, *, direction: str
     """Compare a metric at the lowest and the highest temperature of the sweep, pooled over models.
 
     ``per_attempt``: :func:`lib.scholar.interventions.technical_per_attempt` (temperature filter
-    applied). Held when the value at the highest temperature is ``direction`` ('lower' or
-    'higher') than at the lowest: the 95 % CI of the change excludes 0 on that side.
+    applied). The statistic is the change (highest − lowest temperature) with its 95 % interval
+    against 0, on the ``direction`` ('lower' or 'higher') side.
     """
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     temps = sorted(d["temperature"].dropna().unique())
     if len(temps) < 2:
         return not_applicable(f"{metric}: fewer than two temperatures with values")
     lo_t, hi_t = temps[0], temps[-1]
-    a = summary(d.loc[d["temperature"] == lo_t, "metric_value"], metric)
-    b = summary(d.loc[d["temperature"] == hi_t, "metric_value"], metric)
+    at_lo, at_hi = d.loc[d["temperature"] == lo_t, "metric_value"], d.loc[d["temperature"] == hi_t, "metric_value"]
+    a, b = summary(at_lo, metric), summary(at_hi, metric)
     if a["n"] < 2 or b["n"] < 2:
         return not_applicable(f"{metric}: fewer than two values at T={lo_t} or T={hi_t}", {"n": [a["n"], b["n"]]})
-    at_lo, at_hi = d.loc[d["temperature"] == lo_t, "metric_value"], d.loc[d["temperature"] == hi_t, "metric_value"]
-    diff = difference(at_hi, at_lo, metric) if direction == "lower" else difference(at_lo, at_hi, metric)
-    sign = 1 if direction == "lower" else -1
-    return verdict(above_zero(diff),
-                   {f"{metric} at T={lo_t:g}": a["mean"], "CI low T": a["ci"], "n low T": a["n"],
-                    f"{metric} at T={hi_t:g}": b["mean"], "CI high T": b["ci"], "n high T": b["n"],
-                    f"change T={lo_t:g}->{hi_t:g}": -sign * diff["diff"],
-                    "CI change": sorted(-sign * c for c in diff["ci"])},
-                   f"held if the 95% CI of the change from T={lo_t:g} to T={hi_t:g} lies "
-                   f"{'below' if direction == 'lower' else 'above'} 0")
+    return judge([compared(at_lo, at_hi, metric, f"{metric} change T={lo_t:g}→{hi_t:g}",
+                           "below" if direction == "lower" else "above")],
+                 {f"{metric} at T={lo_t:g}": a["mean"], "CI low T": a["ci"], "n low T": a["n"],
+                  f"{metric} at T={hi_t:g}": b["mean"], "CI high T": b["ci"], "n high T": b["n"]})
 
 
 def temperature_effect_consistency(per_attempt: pd.DataFrame) -> Verdict:
@@ -84,50 +81,55 @@ def access_sensitivity(curves: pd.DataFrame, metrics=("validity_pct", "factualit
 
     ``curves``: :func:`lib.scholar.interventions.temperature_curves` (group_kind 'access').
     Sensitivity of a group = mean over ``metrics`` of the range (max − min) of its group-mean
-    curve across temperatures. Held when proprietary's sensitivity is below open's.
+    curve across temperatures. The statistic is open − proprietary sensitivity with a normal
+    (Wald) interval whose variance sums the variances of the two means behind each range
+    (each from its 95 % CI half-width / 1.96), against 0.
     """
     c = curves[(curves["group_kind"] == "access") & curves["metric_name"].isin(metrics)]
-    rng = c.groupby(["group", "metric_name"])["mean"].agg(lambda s: s.max() - s.min()).unstack()
-    if not {"open", "proprietary"} <= set(rng.index) or rng.shape[1] == 0:
-        return not_applicable("access groups open and proprietary both needed", {"groups": sorted(rng.index)})
-    sens = rng.mean(axis=1)
-    nums = {f"range {g} {k}": float(rng.at[g, k]) for g in ("open", "proprietary") for k in rng.columns}
-    nums.update({"sensitivity open": float(sens["open"]), "sensitivity proprietary": float(sens["proprietary"])})
-    return verdict(bool(sens["proprietary"] < sens["open"]), nums,
-                   "sensitivity = mean over metrics of the range of the group-mean curve across temperatures")
+    if not {"open", "proprietary"} <= set(c["group"]) or c.empty:
+        return not_applicable("access groups open and proprietary both needed", {"groups": sorted(set(c["group"]))})
+    sens, var, nums, n = {}, {}, {}, []
+    for g in ("open", "proprietary"):
+        rs, vs = [], []
+        for m, cm in c[c["group"] == g].groupby("metric_name"):
+            top, bot = cm.loc[cm["mean"].idxmax()], cm.loc[cm["mean"].idxmin()]
+            rs.append(float(top["mean"] - bot["mean"]))
+            vs.append(sum((float(r["ci"]) / 1.96) ** 2 for r in (top, bot)))
+            nums[f"range {g} {m}"] = rs[-1]
+            n.append(int(min(top["n"], bot["n"])))
+        sens[g], var[g] = float(np.mean(rs)), float(np.sum(vs)) / len(rs) ** 2
+    d, se = sens["open"] - sens["proprietary"], float(np.sqrt(var["open"] + var["proprietary"]))
+    nums.update({"sensitivity open": sens["open"], "sensitivity proprietary": sens["proprietary"]})
+    return judge([interval("sensitivity open − proprietary", d, d - 1.96 * se, d + 1.96 * se, 0.0, "above",
+                           test="Wald, from the curves' CIs", n=min(n), unit="attempts per group and temperature")],
+                 nums, "sensitivity = mean over metrics of the range of the group-mean curve across temperatures")
 
 
 def open_refuse_more(per_attempt: pd.DataFrame) -> Verdict:
-    """Open models refuse more than proprietary ones at every temperature (pooled CIs reported).
-
-    Held when the open refusal rate exceeds the proprietary one at each temperature of the
-    sweep and the 95 % interval of the pooled (all temperatures) difference is above 0.
-    """
+    """Open models refuse more than proprietary ones at every temperature: the pooled difference
+    open − proprietary (Newcombe 95 % CI) above 0, and at no temperature significantly below 0."""
     d = per_attempt[per_attempt["metric_name"] == "refusal_pct"]
     if not {"open", "proprietary"} <= set(d["access"]):
         return not_applicable("both access groups needed", {"groups": sorted(d["access"].unique())})
-    by_t = d.groupby(["temperature", "access"])["metric_value"].mean().unstack()
-    by_t = by_t.dropna()
-    if by_t.empty:
+    o = d.loc[d["access"] == "open", "metric_value"]
+    p = d.loc[d["access"] == "proprietary", "metric_value"]
+    tests = [compared(p, o, "refusal_pct", "refusal open − proprietary (pooled)")]
+    for t, dt in d.groupby("temperature"):
+        ot, pt = dt.loc[dt["access"] == "open", "metric_value"], dt.loc[dt["access"] == "proprietary", "metric_value"]
+        if ot.size and pt.size:
+            tests.append(compared(pt, ot, "refusal_pct", f"refusal open − proprietary at T={t:g}", "not below"))
+    if len(tests) == 1:
         return not_applicable("no temperature with both access groups")
-    every = bool((by_t["open"] > by_t["proprietary"]).all())
-    o = summary(d.loc[d["access"] == "open", "metric_value"], "refusal_pct")
-    p = summary(d.loc[d["access"] == "proprietary", "metric_value"], "refusal_pct")
-    diff = difference(d.loc[d["access"] == "proprietary", "metric_value"], d.loc[d["access"] == "open", "metric_value"],
-                       "refusal_pct")
-    return verdict(every and above_zero(diff),
-                   {"refusal open": o["mean"], "CI open": o["ci"], "n open": o["n"],
-                    "refusal proprietary": p["mean"], "CI proprietary": p["ci"], "n proprietary": p["n"],
-                    "open - proprietary": diff["diff"], "CI difference": diff["ci"],
-                    "temperatures open > proprietary": f"{int((by_t['open'] > by_t['proprietary']).sum())}/{len(by_t)}"},
-                   "held if open > proprietary at every temperature and the pooled difference's 95% CI is above 0")
+    so, sp = summary(o, "refusal_pct"), summary(p, "refusal_pct")
+    return judge(tests, {"refusal open": so["mean"], "CI open": so["ci"], "n open": so["n"],
+                         "refusal proprietary": sp["mean"], "CI proprietary": sp["ci"], "n proprietary": sp["n"]})
 
 
 def constrained_refusals(attempts: pd.DataFrame, *, refusal_col: str = "is_refusal",
                          baseline_tasks=("top_k",)) -> Verdict:
     """Constrained prompting increases refusals: refusal rate of the constrained prompts
-    (biased_top_k, not grounded) above that of the baseline top-k prompts (not grounded), over
-    all attempts of notebook 02; the difference's 95 % interval above 0 (reference §2.9:
+    (biased_top_k, not grounded) minus that of the baseline top-k prompts (not grounded), over
+    all attempts of notebook 02; its Newcombe 95 % interval against 0 (reference §2.9:
     constrained vs ``baseline_top_100``)."""
     g = ~attempts["grounded"].astype(bool)
     cp = attempts.loc[g & (attempts["task"] == "biased_top_k"), refusal_col]
@@ -135,20 +137,17 @@ def constrained_refusals(attempts: pd.DataFrame, *, refusal_col: str = "is_refus
     if cp.empty or base.empty:
         return not_applicable("constrained (biased_top_k) and baseline top_k attempts both needed",
                    {"n constrained": int(cp.size), "n baseline": int(base.size)})
-    a = summary((cp == 1).astype(float), "refusal_pct")
-    b = summary((base == 1).astype(float), "refusal_pct")
-    diff = difference((base == 1).astype(float), (cp == 1).astype(float), "refusal_pct")
-    return verdict(above_zero(diff), {"refusal constrained": a["mean"], "CI constrained": a["ci"],
-                                       "n constrained": a["n"], "refusal baseline top_k": b["mean"], "CI baseline": b["ci"],
-                                       "n baseline": b["n"], "constrained - baseline": diff["diff"],
-                                       "CI difference": diff["ci"]},
-                   "held if the 95% CI of constrained - baseline is above 0")
+    cpv, bv = (cp == 1).astype(float), (base == 1).astype(float)
+    a, b = summary(cpv, "refusal_pct"), summary(bv, "refusal_pct")
+    return judge([compared(bv, cpv, "refusal_pct", "refusal constrained − baseline")],
+                 {"refusal constrained": a["mean"], "CI constrained": a["ci"], "n constrained": a["n"],
+                  "refusal baseline top_k": b["mean"], "CI baseline": b["ci"], "n baseline": b["n"]})
 
 
 def constrained_unethical_share(shares: pd.DataFrame) -> Verdict:
     """Among refusals, the unethical-request share is higher under constrained prompting than at
     baseline. ``shares``: :func:`lib.scholar.interventions.reason_shares` by configuration (counts);
-    the shares within refusals get Wilson CIs, their difference Newcombe's; held if that is above 0."""
+    the shares within refusals get Wilson CIs, their difference Newcombe's, against 0."""
     out = {}
     for conf in ("Baseline", "Constrained prompting"):
         s = shares[shares["configuration"] == conf]
@@ -159,12 +158,10 @@ def constrained_unethical_share(shares: pd.DataFrame) -> Verdict:
         lo, hi = stats.wilson_ci(k, n)
         out[conf] = {"mean": k / n, "ci": [lo, hi], "n": n, "values": pd.Series([1.0] * k + [0.0] * (n - k))}
     b, c = out["Baseline"], out["Constrained prompting"]
-    diff = difference(b["values"], c["values"], "refusal_pct")
-    return verdict(above_zero(diff), {"unethical share constrained": c["mean"], "CI constrained": c["ci"],
-                                       "refusals constrained": c["n"], "unethical share baseline": b["mean"],
-                                       "CI baseline": b["ci"], "refusals baseline": b["n"],
-                                       "constrained - baseline": diff["diff"], "CI difference": diff["ci"]},
-                   "shares within refusals; held if the 95% CI of constrained - baseline is above 0")
+    t = compared(b["values"], c["values"], "refusal_pct", "unethical share constrained − baseline")
+    return judge([t], {"unethical share constrained": c["mean"], "CI constrained": c["ci"],
+                       "refusals constrained": c["n"], "unethical share baseline": b["mean"],
+                       "CI baseline": b["ci"], "refusals baseline": b["n"]}, "shares within refusals")
 
 
 # -- the table of all 26 LLMScholarBench checks -----------------------------------------------------
@@ -180,10 +177,11 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
     (:func:`lib.scholar.constrained.metric_table`). ``refusal_col`` picks the refusal label of the
     constrained-refusal claim (faithful ``is_refusal`` or ``is_refusal_corrected``)."""
     def b(claim, fn, *args):
-        return Check(claim, fn, ("baseline",), NB03, {} if not args else dict(zip(("group", "higher", "lower", "metric"), args)))
+        return Check(claim, fn, ("baseline",), NB03, {} if not args else dict(zip(("group", "higher", "lower", "metric"), args)),
+                     COLLECTION)
 
     def size(claim, metric, direction):
-        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction})
+        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, COLLECTION)
 
     return (
         b(cb.ACCESS_REFUSALS, cb.group_difference, "access", "open", "proprietary", "refusal_pct"),
@@ -199,14 +197,14 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
         b(cb.REASONING_FACTUALITY, cb.group_difference, "model_class", "reasoning", "non-reasoning", "factuality_author"),
         b(cb.TASK_FACTUALITY, cb.task_factuality_gap),
         b(cb.SENIORITY_SENIOR, cb.group_difference, "param", "senior", "early_career", "factuality_seniority"),
-        Check(TEMP_VALIDITY, temperature_effect, ("sweep",), NB04, {"metric": "validity_pct"}),
-        Check(TEMP_CONSISTENCY, temperature_effect_consistency, ("sweep",), NB04),
-        Check(TEMP_FACTUALITY, temperature_effect, ("sweep",), NB04, {"metric": "factuality_author"}),
-        Check(TEMP_ACCESS, access_sensitivity, ("curves",), NB04),
-        Check(TEMP_OPEN_REFUSE, open_refuse_more, ("sweep",), NB04),
-        Check(CP_REFUSALS, constrained_refusals, ("collection",), NB04, {"refusal_col": refusal_col}),
-        Check(CP_UNETHICAL, constrained_unethical_share, ("reason_shares",), NB04),
-        *(Check(c, fn, ("all_metrics",), NB04) for c, fn in (
+        Check(TEMP_VALIDITY, temperature_effect, ("sweep",), NB04, {"metric": "validity_pct"}, SWEEP),
+        Check(TEMP_CONSISTENCY, temperature_effect_consistency, ("sweep",), NB04, {}, SWEEP),
+        Check(TEMP_FACTUALITY, temperature_effect, ("sweep",), NB04, {"metric": "factuality_author"}, SWEEP),
+        Check(TEMP_ACCESS, access_sensitivity, ("curves",), NB04, {}, SWEEP),
+        Check(TEMP_OPEN_REFUSE, open_refuse_more, ("sweep",), NB04, {}, SWEEP),
+        Check(CP_REFUSALS, constrained_refusals, ("collection",), NB04, {"refusal_col": refusal_col}, COLLECTION),
+        Check(CP_UNETHICAL, constrained_unethical_share, ("reason_shares",), NB04, {}, COLLECTION),
+        *(Check(c, fn, ("all_metrics",), NB04, {}, COLLECTION) for c, fn in (
             (cpc.CP_FEMALE_FACTUALITY, cpc.female_lowest_factuality),
             (cpc.CP_EQUAL_GENDER_DIVERSITY, cpc.equal_gender_raises_diversity),
             (cpc.CP_FACTUALITY_COST, cpc.constrained_lowers_factuality),

@@ -3,19 +3,20 @@
 Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure function of the
 per-attempt table of :func:`lib.scholar.aggregate.per_attempt_table` (baseline query) returning
 a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision rule, as in
-:mod:`lib.scholar.claims_rules`: "A is higher than B" holds when the 95 % interval of A − B lies
-entirely above 0 (Newcombe's hybrid score interval for refusal/validity, Welch's t otherwise),
-all per-attempt values of a group pooled (reference §2.10). A missing group or metric (e.g.
-consistency with one run on the tiny profile) gives ``not applicable`` with the reason.
+:mod:`lib.scholar.claims_rules`: "A is higher than B" is judged on the 95 % interval of A − B
+against 0 (Newcombe's hybrid score interval for refusal/validity, Welch's t otherwise), all
+per-attempt values of a group pooled (reference §2.10); "increases with size" on the slope of the
+per-attempt values on the ordinal size class with its HC1 interval (:func:`lib.stats.trend_slope`).
+A missing group or metric (e.g. consistency with one run on the tiny profile) gives ``not
+applicable`` with the reason.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
-from scipy import stats as st
 
-from lib.claims import Claim, Verdict, not_applicable, verdict
-from lib.scholar.claims_rules import P, above_zero, difference, summary
+from lib import stats
+from lib.claims import Claim, Verdict, interval, judge, not_applicable
+from lib.scholar.claims_rules import P, compared, summary
 from lib.scholar.models import SIZE_ORDER
 
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
@@ -48,60 +49,48 @@ ALL = (ACCESS_REFUSALS, ACCESS_VALIDITY, ACCESS_FACTUALITY, ACCESS_PARITY, ACCES
 
 def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: str, metric: str) -> Verdict:
     """``metric`` is higher for group value ``higher`` than for ``lower`` of column ``group``:
-    held when the 95 % CI of mean(higher) − mean(lower) is above 0."""
+    the 95 % CI of mean(higher) − mean(lower) against 0."""
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     a, b = d.loc[d[group] == higher, "metric_value"], d.loc[d[group] == lower, "metric_value"]
     if a.size < 2 or b.size < 2:
         return not_applicable(f"{metric}: fewer than two values for {group}={higher!r} or {lower!r}",
                    {f"n {higher}": int(a.size), f"n {lower}": int(b.size)})
     sa, sb = summary(a, metric), summary(b, metric)
-    diff = difference(b, a, metric)
-    return verdict(above_zero(diff),
-                   {f"{metric} {higher}": sa["mean"], f"CI {higher}": sa["ci"], f"n {higher}": sa["n"],
-                    f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"],
-                    f"{higher} - {lower}": diff["diff"], "CI difference": diff["ci"]},
-                   f"held if the 95% CI of {higher} - {lower} is above 0")
+    return judge([compared(b, a, metric, f"{metric} {higher} − {lower}")],
+                 {f"{metric} {higher}": sa["mean"], f"CI {higher}": sa["ci"], f"n {higher}": sa["n"],
+                  f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"]})
 
 
 def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "increase",
                group: str = "size_class", order=SIZE_ORDER) -> Verdict:
-    """``metric`` increases (or decreases) with model size: held when the 95 % CI of the
-    difference largest − smallest size class present lies above (below) 0 and the Spearman
-    correlation between size rank and the class means has the same sign."""
+    """``metric`` increases (or decreases) with model size: the least-squares slope of the
+    per-attempt values on the ordinal size class (0, 1, … over the classes present, in size
+    order) with its HC1 95 % interval (:func:`lib.stats.trend_slope`), against 0."""
     if direction not in ("increase", "decrease"):
         raise ValueError(f"size_trend: direction must be 'increase' or 'decrease', got {direction!r}")
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     present = [s for s in order if (d[group] == s).sum() >= 2]
     if len(present) < 2:
         return not_applicable(f"{metric}: fewer than two size classes with two values", {"classes": present})
+    d = d[d[group].isin(present)]
+    rank = d[group].map({s: i for i, s in enumerate(present)})
+    slope, lo, hi = stats.trend_slope(rank, d["metric_value"])
     means = d.groupby(group)["metric_value"].mean().reindex(present)
-    small, large = d.loc[d[group] == present[0], "metric_value"], d.loc[d[group] == present[-1], "metric_value"]
-    diff = difference(small, large, metric) if direction == "increase" else difference(large, small, metric)
-    if means.nunique() < 2:  # constant means: no rank correlation, no trend
-        rho = 0.0
-    elif len(present) > 2:
-        rho = float(st.spearmanr(np.arange(len(present)), means.to_numpy()).statistic)
-    else:
-        rho = float(np.sign(means.iloc[-1] - means.iloc[0]))
-    sign_ok = rho > 0 if direction == "increase" else rho < 0
     nums = {f"{metric} {s}": float(means[s]) for s in present}
-    nums.update({"n": [int((d[group] == s).sum()) for s in present],
-                 f"{present[-1]} - {present[0]}": float(large.mean() - small.mean()),
-                 "CI difference": sorted((1 if direction == "increase" else -1) * c + 0.0 for c in diff["ci"]),
-                 "Spearman rho (size rank, mean)": rho})
-    return verdict(above_zero(diff) and sign_ok, nums,
-                   f"held if the 95% CI of {present[-1]} - {present[0]} is "
-                   f"{'above' if direction == 'increase' else 'below'} "
-                   "0 and the rank correlation of the class means with size has that sign")
+    nums["n"] = [int((d[group] == s).sum()) for s in present]
+    side = "above" if direction == "increase" else "below"
+    return judge([interval(f"{metric} slope per size class", slope, lo, hi, 0.0, side, test="OLS trend, HC1",
+                           n=len(d), unit="attempts", design="one-sample")], nums,
+                 f"size classes in order {', '.join(present)}")
 
 
 def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:
     """On the field, epoch and seniority tasks, author factuality exceeds the task's own
-    factuality: per task, the paired per-attempt difference author − task factuality has a
-    95 % t-interval above 0. Held when it does for every task present (at least one)."""
+    factuality: per task, the paired per-attempt difference author − task factuality with its
+    95 % t-interval against 0; every task present (at least one) must hold."""
     tasks = {"field": "factuality_field", "epoch": "factuality_epoch", "seniority": "factuality_seniority"}
     keys = ["model", "task", "param", "temperature", "replicate", "attempt"]
-    nums, ok, seen = {}, True, []
+    nums, tests = {}, []
     for task, metric in tasks.items():
         d = per_attempt[(per_attempt["task"] == task) & per_attempt["metric_name"].isin(["factuality_author", metric])]
         w = d.pivot_table(index=keys, columns="metric_name", values="metric_value", aggfunc="first")
@@ -110,11 +99,10 @@ def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:
         diff = (w["factuality_author"] - w[metric]).dropna()
         if diff.size < 2:
             continue
-        mean, lo, hi = summary(diff, "gap")["mean"], *summary(diff, "gap")["ci"]
-        seen.append(task)
-        nums.update({f"author {task}": float(w["factuality_author"].mean()), f"{metric}": float(w[metric].mean()),
-                     f"gap {task}": mean, f"CI gap {task}": [lo, hi], f"n {task}": int(diff.size)})
-        ok = ok and bool(lo > 0)
-    if not seen:
+        mean, lo, hi = stats.t_ci(diff)
+        tests.append(interval(f"author − {task} factuality", mean, lo, hi, 0.0, "above", test="paired t",
+                              n=int(diff.size), unit="attempts", design="one-sample"))
+        nums.update({f"author {task}": float(w["factuality_author"].mean()), f"{metric}": float(w[metric].mean())})
+    if not tests:
         return not_applicable("no field, epoch or seniority attempt with both factualities")
-    return verdict(ok, nums, f"paired per attempt; held if every task's gap CI is above 0 (tasks: {', '.join(seen)})")
+    return judge(tests, nums, "paired per attempt")

@@ -1,9 +1,10 @@
 """Claims of LLMScholarBench about constrained prompting and RAG (§4.2, §5, App. C.3), checked on
 the long per-attempt table of :func:`lib.scholar.constrained.metric_table`.
 
-A comparison holds when the 95 % CI of the difference excludes 0 in the claimed direction
+A comparison is judged on the 95 % CI of the difference against 0 in the claimed direction
 (Welch's t-interval for continuous metrics, Newcombe's interval for validity/refusals; the
-helpers of :mod:`lib.scholar.claims_rules`). Too little data on either side → "not applicable".
+helpers of :mod:`lib.scholar.claims_rules`), with the four outcomes of :data:`lib.claims.RULE`.
+Too little data on either side → "not applicable".
 """
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-from lib.claims import Claim, Verdict, not_applicable, verdict
+from lib.claims import Claim, Verdict, interval, judge, not_applicable
 from lib.scholar import constrained as cp
-from lib.scholar.claims_rules import P, difference, summary
+from lib.scholar.claims_rules import P, compared, summary
 
 CP_FEMALE_FACTUALITY = Claim("lsb-cp-female-factuality", P, "§4.2 (Fig. 4), App. C.3 (Fig. C.13, C.17a)",
                              "Female-only prompts produce the lowest author factuality among the "
@@ -42,16 +43,14 @@ def _values(d: pd.DataFrame, metric: str) -> pd.Series:
 
 
 def _change(before: pd.Series, after: pd.Series, metric: str, label: str) -> dict:
-    """Numbers of an after − before comparison, with its CI."""
-    diff = difference(before, after, metric)
+    """Means and n of an after − before comparison."""
     a, b = summary(before, metric), summary(after, metric)
-    return {f"{label} before": a["mean"], f"{label} after": b["mean"], f"n {label}": [a["n"], b["n"]],
-            f"{label} change": diff["diff"], f"CI {label} change": diff["ci"]}
+    return {f"{label} before": a["mean"], f"{label} after": b["mean"], f"n {label}": [a["n"], b["n"]]}
 
 
 def female_lowest_factuality(long: pd.DataFrame) -> Verdict:
-    """Held when female-only has the lowest mean factuality_author of the gender variants and is
-    below the next-lowest variant (95 % Welch CI of the difference below 0)."""
+    """Female-only has the lowest mean factuality_author of the gender variants: the Welch 95 %
+    CI of female − the next-lowest other variant below 0 (which makes female-only the lowest)."""
     _, after, _ = cp.constrained_pairs(long, list(cp.VARIANTS["gender"]))
     vals = {p: _values(after[after["param"] == p], "factuality_author") for p in cp.VARIANTS["gender"]}
     vals = {p: v for p, v in vals.items() if len(v) >= 2}
@@ -60,11 +59,9 @@ def female_lowest_factuality(long: pd.DataFrame) -> Verdict:
                    {"variants": sorted(cp.VARIANTS["gender"][p] for p in vals)})
     means = {p: float(v.mean()) for p, v in vals.items()}
     other = min((p for p in vals if p != FEMALE), key=means.get)
-    diff = difference(vals[other], vals[FEMALE], "factuality_author")
     nums = {f"factuality {cp.VARIANTS['gender'][p]}": m for p, m in means.items()}
-    nums.update({"female − next lowest": diff["diff"], "CI": diff["ci"]})
-    return verdict(min(means, key=means.get) == FEMALE and diff["ci"][1] < 0, nums,
-                   f"held if female-only is lowest and its CI vs {cp.VARIANTS['gender'][other]} lies below 0")
+    return judge([compared(vals[other], vals[FEMALE], "factuality_author",
+                           f"factuality female − {cp.VARIANTS['gender'][other]}", "below")], nums)
 
 
 def _directional(long: pd.DataFrame, params, metric: str, direction: str, label: str) -> Verdict:
@@ -74,10 +71,8 @@ def _directional(long: pd.DataFrame, params, metric: str, direction: str, label:
         return not_applicable(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
     nums = _change(b, a, metric, label)
     nums["before prompt"] = used
-    lo, hi = nums[f"CI {label} change"]
-    ok = lo > 0 if direction == "higher" else hi < 0
     side = "above" if direction == "higher" else "below"
-    return verdict(bool(ok), nums, f"held if the 95% CI of the change lies {side} 0")
+    return judge([compared(b, a, metric, f"{label} change", side)], nums)
 
 
 def equal_gender_raises_diversity(long: pd.DataFrame) -> Verdict:
@@ -92,20 +87,16 @@ def constrained_lowers_factuality(long: pd.DataFrame) -> Verdict:
 
 
 def general_gender_only(long: pd.DataFrame) -> Verdict:
-    """Held when the diverse prompt raises diversity_gender (CI above 0) and none of the other
-    three diversities (their CIs do not lie above 0)."""
+    """The diverse prompt raises diversity_gender (CI above 0) and none of the other three
+    diversities: their CIs do not lie above 0 (the paper's "only gender")."""
     before, after, used = cp.constrained_pairs(long, [DIVERSE])
-    nums, up = {"before prompt": used}, {}
+    tests = []
     for metric in ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit"):
         b, a = _values(before, metric), _values(after, metric)
         if len(b) < 2 or len(a) < 2:
             return not_applicable(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
-        d = difference(b, a, metric)
-        nums[f"{metric} change"], nums[f"CI {metric}"] = d["diff"], d["ci"]
-        up[metric] = d["ci"][0] > 0
-    others = [m for m in up if m != "diversity_gender"]
-    return verdict(up["diversity_gender"] and not any(up[m] for m in others), nums,
-                   "held if only the gender-diversity change has a 95% CI above 0")
+        tests.append(compared(b, a, metric, f"{metric} change", "above" if metric == "diversity_gender" else "not above"))
+    return judge(tests, {"before prompt": used})
 
 
 def rag_lowers_gender_diversity(long: pd.DataFrame) -> Verdict:
@@ -114,15 +105,14 @@ def rag_lowers_gender_diversity(long: pd.DataFrame) -> Verdict:
     b, a = _values(before, "diversity_gender"), _values(after, "diversity_gender")
     if len(b) < 2 or len(a) < 2:
         return not_applicable(f"diversity_gender: fewer than two values without ({len(b)}) or with RAG ({len(a)})")
-    nums = _change(b, a, "diversity_gender", "gender diversity")
-    return verdict(nums["CI gender diversity change"][1] < 0, nums, "held if the 95% CI of the change lies below 0")
+    return judge([compared(b, a, "diversity_gender", "gender diversity change with RAG", "below")],
+                 _change(b, a, "diversity_gender", "gender diversity"))
 
 
 def flash_loses_more_validity(long: pd.DataFrame, *, flash: str = "gemini-2.5-flash",
                               pro: str = "gemini-2.5-pro", alpha: float = 0.05) -> Verdict:
     """Validity drop (before − after RAG) of Flash minus that of Pro, with a Wald interval
-    (normal approximation, the four request-level proportions independent). Held when the
-    interval lies above 0."""
+    (normal approximation, the four request-level proportions independent), against 0."""
     before, after = cp.rag_pairs(long)
     p, n, nums = {}, {}, {}
     for model in (flash, pro):
@@ -135,6 +125,6 @@ def flash_loses_more_validity(long: pd.DataFrame, *, flash: str = "gemini-2.5-fl
     dd = nums[f"{flash} validity drop"] - nums[f"{pro} validity drop"]
     se = np.sqrt(sum(p[k] * (1 - p[k]) / n[k] for k in p))
     half = st.norm.ppf(1 - alpha / 2) * se
-    nums.update({"flash − pro drop": dd, "CI": [dd - half, dd + half],
-                 "n requests (flash B, A, pro B, A)": [n[k] for k in n]})
-    return verdict(bool(dd - half > 0), nums, "held if the 95% CI of (flash drop − pro drop) lies above 0")
+    nums["n requests (flash B, A, pro B, A)"] = [n[k] for k in n]
+    return judge([interval("validity drop flash − pro", dd, dd - half, dd + half, 0.0, "above",
+                           test="Wald, four proportions", n=min(n.values()), unit="requests per cell")], nums)

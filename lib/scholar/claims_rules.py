@@ -1,7 +1,8 @@
 """The decision rule shared by the LLMScholarBench claims (:mod:`lib.scholar.claims` and the
 check modules it tables): a metric's mean and 95 % CI, and the CI of a difference.
 
-"A is lower than B" holds when the 95 % interval of the difference B − A lies entirely above 0.
+"A is lower than B" is judged on the 95 % interval of the difference A − B against 0 with the four
+outcomes of :data:`lib.claims.RULE` (held below 0, contradicted above, inconclusive across it).
 For proportions (refusal, validity, reason shares) the difference interval is Newcombe's hybrid
 score interval built from the two Wilson intervals (:func:`lib.stats.newcombe_diff`), for other
 metrics Welch's t-interval (:func:`lib.stats.welch_diff`); each group's own mean and interval
@@ -13,8 +14,14 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
+from lib.claims import Interval, Knob, interval
 
 P = "llmscholarbench"
+#: The parameters the samples grow with: 03's and 04's collection-based checks read notebook 02's
+#: attempts (runs per prompt), 04's temperature checks notebook 01's sweep (task parameters per
+#: family; 0 = all 30, five per family).
+COLLECTION = Knob("02_collection", "runs")
+SWEEP = Knob("01_calibration", "params_per_family", zero=5)
 
 
 def summary(values: pd.Series, metric: str) -> dict:
@@ -42,6 +49,13 @@ def difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> 
     return {"diff": float(d), "ci": [float(lo), float(hi)]}
 
 
-def above_zero(diff: dict) -> bool:
-    """True when the whole interval of a :func:`difference` lies above 0 (NaN bounds: False)."""
-    return bool(diff["ci"][0] > 0)
+def test_of(metric: str) -> str:
+    """The interval a :func:`difference` of ``metric`` uses."""
+    return "Newcombe hybrid score" if metric in stats.BINARY_METRICS else "Welch t"
+
+
+def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str = "above") -> Interval:
+    """The :func:`difference` b − a as a judged statistic against 0 (n = the smaller side, per group)."""
+    d = difference(a, b, metric)
+    n = min(int(a.notna().sum()), int(b.notna().sum()))
+    return interval(statistic, d["diff"], *d["ci"], 0.0, side, test=test_of(metric), n=n, unit="attempts per group")

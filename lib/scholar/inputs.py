@@ -97,7 +97,8 @@ def import_release(cfg: config.Profile):
     from lib.groundtruth.release import load_release
     from lib.llm import release
 
-    world = load_release(cfg.real_path("ground_truth_dir"))
+    world = load_release(cfg.real_path("ground_truth_dir"),
+                         accept_modified="ground_truth_dir" in cfg.accept_modified_releases)
     imported = release.import_release(cfg.real_path("raw_responses_dir"), progress=False)
     return world, imported
 
@@ -130,7 +131,8 @@ def reference_dataset(cfg: config.Profile, tables_dir: str | Path = ""):
     if cfg.real_data.ground_truth_dir:
         from lib.groundtruth.release import load_release
 
-        return load_release(cfg.real_path("ground_truth_dir"))
+        return load_release(cfg.real_path("ground_truth_dir"),
+                            accept_modified="ground_truth_dir" in cfg.accept_modified_releases)
     from lib.groundtruth.world import load_world
 
     return load_world(cfg.seed, cfg.world.n_authors)

@@ -17,6 +17,11 @@ from lib import paths
 from lib.published import KEYS, TOLERANCE, finish, printed_number, read_parquet
 from lib.scholar import aggregate as ag
 
+#: The panel's stated calibration tolerance for LLMScholarBench: each model's baseline validity and
+#: refusal within 0.01 of its calibrated target (tests/test_panel.py); it widens each regenerated
+#: interval for the comparison's ``consistent`` column.
+CALIBRATION = 0.01
+
 _LSB_WHICH = ("fig2", "model", "param")
 _LSB_FIG2_KINDS = set(ag.GROUP_COLUMNS)
 _LSB_CALIBRATION = "lsb_published_temperature_calibration.csv"
@@ -48,18 +53,22 @@ def lsb_means(aggregates: pd.DataFrame | Sequence[pd.DataFrame], *, tolerance: f
     """
     frames = [aggregates] if isinstance(aggregates, pd.DataFrame) else list(aggregates)
     cols = ["group_kind", "group", "metric_name", "mean"]
-    agg = pd.concat([f[cols] for f in frames], ignore_index=True) if frames else pd.DataFrame(columns=cols)
+    ci = [c for c in ("ci_low", "ci_high") if all(c in f for f in frames)] if frames else []
+    agg = pd.concat([f[cols + ci] for f in frames], ignore_index=True) if frames else pd.DataFrame(columns=cols)
     dup = agg.duplicated(cols[:3], keep=False)
     if dup.any():
         raise ValueError(f"lsb_means: the aggregates repeat {agg.loc[dup, cols[:3]].iloc[0].to_dict()}")
-    vs = pd.concat([ag.compare_published(agg, ag.published_means(w, resources=resources)) for w in _LSB_WHICH],
+    vs = pd.concat([ag.compare_published(agg[cols], ag.published_means(w, resources=resources)) for w in _LSB_WHICH],
                    ignore_index=True)
+    if len(ci) == 2:   # the aggregates' own 95 % intervals (Wilson / t, reference §2.10)
+        vs = vs.merge(agg[cols[:3] + ci], on=cols[:3], how="left")
     long = pd.DataFrame({
         "artifact": [_lsb_artifact(k, m) for k, m in zip(vs["group_kind"], vs["metric_name"])],
         "row": vs["group_kind"].astype(str) + "=" + vs["group"].astype(str),
         "column": vs["metric_name"], "regenerated": vs["mean"], "published": vs["published"],
+        **{c: vs[c] for c in ci if c in vs},
     })
-    return finish(long, KEYS, tolerance)
+    return finish(long, KEYS, tolerance, calibration=CALIBRATION)
 
 
 def lsb_published_temperatures(*, resources: Path | None = None) -> pd.DataFrame:
