@@ -6,8 +6,9 @@ Status per registered artifact:
 - ``missing``: its notebook has not produced it (not written yet, not run, or it did not save it);
 - ``not-data``: a diagram, no file expected.
 
-``numpy``: the version the notebooks' kernel (this environment) sorted with; the faithful tie
-rule among equally good author candidates depends on its sort kernel (lib.scholar.quirks).
+``numpy``: the version the notebooks' kernel (this environment) sorted with, and
+``numpy_sort_kernel`` the CPU's SIMD sort kernel it dispatched to (lib.sortkernel); the faithful
+tie rules among equally good candidates depend on both (lib.scholar.quirks, lib.attribution.quirks).
 
 A model that answered too few of its requests (the raw store's ``coverage.json``) is listed in
 ``partial``, and every regenerated artifact that uses it carries ``partial_models``.
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lib import artifacts, config, paths
+from lib import artifacts, config, paths, sortkernel
 
 
 def git_commit() -> tuple[str, bool]:
@@ -193,6 +194,7 @@ def build(prof: config.Profile, runs: list, *, run_id: str, wall_s: float, upstr
         "git_dirty": dirty,
         "python": sys.version.split()[0],
         "numpy": np.__version__,
+        "numpy_sort_kernel": sortkernel.numpy_sort_kernel(),
         "wall_s": round(wall_s, 2),
         "notebooks": [{"name": r.name, "status": r.status, "wall_s": round(r.wall_s, 2), "input_hash": r.input_hash,
                        "error": r.error, "executed": r.executed} for r in runs],

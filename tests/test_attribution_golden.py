@@ -4,6 +4,7 @@ The golden files under tests/data/golden/attribution/ were produced by running t
 analysis code unchanged on fixtures made for this purpose; their README says which file, which
 commit and which command. Faithful mode must reproduce every decision.
 """
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -53,15 +54,41 @@ def test_corrected_mentions_differ_where_documented():
 BALANCE_CASES = [("fixture", "intersectional", 5), ("fixture", "multirace", 5), ("sample", "intersectional", 3)]
 
 
+def _balance_golden(name: str, kind: str) -> Path:
+    """The release's output for this numpy sort kernel: its unstable sorts order ties by kernel
+    (balance/README.md). A kernel the release was not run on is skipped, saying so."""
+    from lib import sortkernel
+    kernel = sortkernel.numpy_sort_kernel()
+    folders = json.loads((GOLDEN / "balance" / "kernels.json").read_text())[f"{name}/{kind}"]
+    if kernel not in folders:
+        pytest.skip(f"no golden of the release for {name}/{kind} on sort kernel {sortkernel.describe()} "
+                    f"(goldens exist for {sorted(folders)}); see tests/data/golden/attribution/balance/README.md")
+    return GOLDEN / "balance" / name / folders[kernel]
+
+
+def test_balance_golden_follows_the_sort_kernel(monkeypatch):
+    """avx2 reads the multirace golden made on AVX2, avx512 the original ones; another kernel skips."""
+    from lib import sortkernel
+    monkeypatch.setattr(sortkernel, "numpy_sort_kernel", lambda: "avx2")
+    assert _balance_golden("fixture", "multirace") == GOLDEN / "balance" / "fixture" / "avx2"
+    assert _balance_golden("fixture", "intersectional") == GOLDEN / "balance" / "fixture"
+    monkeypatch.setattr(sortkernel, "numpy_sort_kernel", lambda: "avx512_skx")
+    assert _balance_golden("fixture", "multirace") == GOLDEN / "balance" / "fixture"
+    monkeypatch.setattr(sortkernel, "numpy_sort_kernel", lambda: "scalar")
+    with pytest.raises(pytest.skip.Exception, match="sort kernel"):
+        _balance_golden("fixture", "multirace")
+
+
 @pytest.mark.parametrize("name,kind,runs", BALANCE_CASES)
 def test_balancing_runs_match_the_release(name, kind, runs):
     """Every run: the same authors in the same order (ties ordered by the release's unstable
     sorts), the same to_sample and match_idx, the same five criteria; the same selected run."""
     from lib.attribution import balance
+    folder = _balance_golden(name, kind)
     universe = pd.read_csv(GOLDEN / "balance" / f"universe_{name}.csv")
-    ref_all = pd.read_csv(GOLDEN / "balance" / name / f"{kind}_all_runs.csv")
-    ref_stats = pd.read_csv(GOLDEN / "balance" / name / f"{kind}_run_stats.csv")
-    ref_best = pd.read_csv(GOLDEN / "balance" / name / f"{kind}_best_run.csv")
+    ref_all = pd.read_csv(folder / f"{kind}_all_runs.csv")
+    ref_stats = pd.read_csv(folder / f"{kind}_run_stats.csv")
+    ref_best = pd.read_csv(folder / f"{kind}_best_run.csv")
     got = balance.balance(universe, kind, runs=runs, seed=100)
     for i in range(runs):
         run = balance.balance_once(universe, kind, run_id=i, seed=100)

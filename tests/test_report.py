@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib import artifacts, config, manifest, paths, report  # noqa: E402
+from lib import artifacts, config, manifest, paths, report, sortkernel  # noqa: E402
 from lib.pipeline import NotebookRun  # noqa: E402
 
 
@@ -45,9 +45,11 @@ def test_manifest_statuses_and_files(built_index):
     assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
     assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
     assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == _n_data()
-    # the numpy whose sort kernel the faithful tie rule ran with (lib.scholar.quirks)
+    # the numpy and the sort kernel the faithful tie rules ran with (lib.sortkernel)
     import numpy
-    assert json.loads(paths.MANIFEST.read_text())["numpy"] == numpy.__version__
+    manifest = json.loads(paths.MANIFEST.read_text())
+    assert manifest["numpy"] == numpy.__version__
+    assert manifest["numpy_sort_kernel"] == sortkernel.numpy_sort_kernel()
 
 
 def test_tampered_file_is_not_reported_as_regenerated(built_index):

@@ -51,7 +51,7 @@ QUIRKS = [
      "effect": "quick profile: S_omit changes by up to −31.3 pp (Claude, intersectional, M/White: 81.3 → 50.0); the figures keep the release's unconditional rate"},
     {"id": "balance", "quirk": "fame search uses a position as a label; ties in unstable sort order",
      "where": "lib.attribution.balance (mode=)",
-     "faithful": "searchsorted position in the shrunken group used as an index label, forward scan bounded by the current length; ties in log10_hits ordered by pandas' default (unstable) sort",
+     "faithful": "searchsorted position in the shrunken group used as an index label, forward scan bounded by the current length; ties in log10_hits ordered by pandas' default (unstable) sort, whose tie order depends on numpy's version and the CPU's SIMD sort kernel (AVX-512 vs AVX2; lib.sortkernel, manifest 'numpy_sort_kernel')",
      "corrected": "nearest fame in the first non-empty quote bin, in both directions; stable sorts",
      "effect": "quick profile: Table 2 quotes per group 626 → 792 (multirace), authors per group 248 → 265, RMS error 0.44 → 0.17"},
     {"id": "shuffle", "quirk": "unseeded shuffle of the reference group",
