@@ -25,7 +25,7 @@ def test_all_notebooks_run_on_the_tiny_profile(tmp_path):
     promised = config.load_profile("quick").promised_ids()
     assert promised, "params/quick.yaml promises nothing"
     assert [i for i in promised if status[i] != "regenerated"] == [], proc.stdout[-3000:]
-    # every claim of the three papers gets a verdict (held / not held / not applicable with a reason)
+    # every claim of the three papers gets an outcome (held / contradicted / inconclusive / not applicable with a reason)
     from lib.attribution import claims as at_claims
     from lib.authority import claims as ab_claims
     from lib.scholar import claims as lsb_claims
@@ -35,4 +35,5 @@ def test_all_notebooks_run_on_the_tiny_profile(tmp_path):
     expected = {c.claim.id for c in (*lsb_claims.CHECKS, *ab_claims.CHECKS, *at_claims.CHECKS)}
     assert expected <= set(recs), sorted(expected - set(recs))
     assert all(r["detail"] for r in recs.values() if r["status"] == "not applicable")
-    assert "| claim | verdict | key numbers | reproduce | time |" in (tmp_path / "outputs/claims.md").read_text()
+    assert ("| claim | outcome | deciding statistic [95 % CI] vs threshold (test) | to decide | reproduce | time |"
+            in (tmp_path / "outputs/claims.md").read_text())

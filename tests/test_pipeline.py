@@ -332,11 +332,11 @@ def test_dry_run_plans_the_quick_design_and_sends_nothing(isolated_outputs, caps
     assert "03_infrastructure_benchmark: analyses only (no requests)" in out
     totals = {(t["notebook"], t["provider"]): t for t in json.loads((isolated_outputs / "dry_run.json").read_text())["totals"]}
     # quick.yaml's design: 01 = (20 models x 3 replicates + 4 Gemini x 2) x 6 parameters x 7 temperatures;
-    # 02 = 24 models x 30 parameters x 3 runs; 05 = pilot 5 topics x 2 queries x 100 prompts x 3 models
-    # + main 25 topics x 2 queries x 9 cells x 9 models
+    # 02 = 24 models x 30 parameters x 3 runs; 05 = pilot 5 topics x 4 queries x 100 prompts x 3 models
+    # + main 25 topics x 4 queries x 9 cells x 9 models
     assert totals[("01_calibration", "panel")]["requests"] == (20 * 3 + 4 * 2) * 6 * 7
     assert totals[("02_collection", "panel")]["requests"] == 24 * 30 * 3
-    assert totals[("05_authority_pilot_regression", "panel")]["requests"] == 5 * 2 * 100 * 3 + 25 * 2 * 9 * 9
+    assert totals[("05_authority_pilot_regression", "panel")]["requests"] == 5 * 4 * 100 * 3 + 25 * 4 * 9 * 9
     assert all(t["cost_usd"] == 0.0 for t in totals.values())      # the embedded panel is free
     assert not (isolated_outputs / "executed").exists() and not (isolated_outputs / "raw").exists()
 
