@@ -438,7 +438,7 @@ tab23
 # ## Faithful vs corrected: what each quirk of the reference code does (ab-quirks)
 #
 # Every table is computed with all switches faithful (the paper's released code, held to its golden
-# outputs in tests/test_authority_golden.py), then with one switch corrected at a time (Table 12 on the
+# outputs in tests/authority/test_golden.py), then with one switch corrected at a time (Table 12 on the
 # paired subset, κ for constant pairs, no Yates correction, markers once per label, the usual latency
 # median, the stricter parser, the exact MLE pilot fit, general dominance, unrounded fusion, the cards'
 # missing-value defaults). Rows `quirk`: the number that moves most and how many move; rows `headline`:

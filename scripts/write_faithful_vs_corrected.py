@@ -2,7 +2,7 @@
 
 Usage: ``PYTHONPATH=. python scripts/write_faithful_vs_corrected.py`` (``--check`` exits 1 if the file
 would change). Each paper package with a ``quirks`` module contributes one section: its
-``as_markdown()`` table; tests/test_docs.py fails when the committed file drifts from the code.
+``as_markdown()`` table; tests/project/test_docs.py fails when the committed file drifts from the code.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ HEADER = """# Faithful and corrected: every documented quirk
 The companion reproduces the papers' own code by default (faithful) and offers a `corrected` switch per quirk
 (DESIGN §6). Faithful decisions are held to golden outputs of the papers' released code (tests/data/golden/).
 The tables below are generated from `lib/<paper>/quirks.py` by `scripts/write_faithful_vs_corrected.py`;
-`tests/test_docs.py` fails if this file drifts from the code.
+`tests/project/test_docs.py` fails if this file drifts from the code.
 """
 
 

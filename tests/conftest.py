@@ -1,7 +1,12 @@
 """Shared fixtures: every test that writes outputs gets its own outputs/ and cache folders."""
 import importlib
 import os
+import sys
 from pathlib import Path
+
+# Test modules live in folders that mirror lib/ (imported by path, --import-mode=importlib); the
+# shared fixture builders next to this file stay importable by name (`import release_fixture`).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 # Under pytest-xdist each worker gets its own default outputs/ and cache folders (before lib.paths
 # is imported), so tests that use the defaults never share a file with the other worker or with a

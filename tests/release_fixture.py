@@ -14,7 +14,7 @@ Nothing here is real data: the writers produce the *shape* of each release so th
   (:mod:`lib.attribution.dataset`), from a small synthetic twin;
 - :func:`write_release`: a small world as the ground-truth release in one of its three layouts
   (reference tarball + side files, unpacked folder, one tarball; :func:`release_tables` holds its
-  CSV tables), for lib.groundtruth.release and tests/test_groundtruth_release.py;
+  CSV tables), for lib.groundtruth.release and tests/groundtruth/test_release.py;
   :func:`write_ground_truth` writes the folder layout;
 - :func:`write_tiny_release`: all of the above under one folder, in the ``downloads/`` names of
   ``params/release.yaml``.

@@ -20,7 +20,7 @@ from lib.published import KEYS, TOLERANCE, compare, melt_table, read_parquet, re
 PAPER = "attribution_bias"
 RESOURCE = "at_published.csv"
 #: The panel's stated calibration tolerance: no expected rate more than 0.08 from the published
-#: one (tests/test_panel_attribution_calibration.py); it widens each regenerated interval for the
+#: one (tests/panel/test_attribution.py); it widens each regenerated interval for the
 #: comparison's ``consistent`` column.
 CALIBRATION = 0.08
 

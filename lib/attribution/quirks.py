@@ -2,7 +2,7 @@
 
 ``faithful`` (the default everywhere in :mod:`lib.attribution`) reproduces the release's decisions,
 quirks included (the ⚠ items of ``shared/spec/authority_attribution_reference.md`` part B; checked
-against golden outputs of its code in ``tests/test_attribution_golden.py``); ``corrected`` is what
+against golden outputs of its code in ``tests/attribution/test_golden.py``); ``corrected`` is what
 each row says. :func:`as_markdown` renders :data:`QUIRKS` for the docs. :func:`measure` computes,
 on a run's responses, the largest change each switch makes in any published-level number and the
 headline metrics under both modes (table ``at-quirks``, notebook 06); the ``effect`` column quotes

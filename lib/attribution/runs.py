@@ -446,7 +446,7 @@ def score_store(requests: "PaperRequests | PlanRequests", datasets: Mapping[str,
     of a paper run are never in memory together. The table read back is put in the order
     whole-table scoring gives (:func:`lib.attribution.metrics.score_datasets` of :func:`responses`:
     dataset, plan part, condition, model, quote, generation), so both are equal row for row
-    (tests/test_attribution_runs.py). ``score``: the scorer of ``score_modes`` (default
+    (tests/attribution/test_runs.py). ``score``: the scorer of ``score_modes`` (default
     :func:`lib.attribution.metrics.score_datasets`).
     """
     import pyarrow as pa

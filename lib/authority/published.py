@@ -20,7 +20,7 @@ from lib.published import KEYS, TOLERANCE, compare, melt_table, read_tables, req
 PAPER = "authority_bias"
 RESOURCE = "ab_published.csv"
 #: The panel's stated calibration tolerance: no expected rate more than 0.08 from the published
-#: one (issue 17's acceptance, tests/test_panel_calibration.py); it widens each regenerated
+#: one (issue 17's acceptance, tests/panel/test_calibration.py); it widens each regenerated
 #: interval for the comparison's ``consistent`` column.
 CALIBRATION = 0.08
 

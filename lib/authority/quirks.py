@@ -3,7 +3,7 @@
 ``mode="faithful"`` (the default everywhere) takes the decisions of the paper's released scripts
 (``run_experiment.py``, ``run_1n_experiment.py``, ``analyse_results.py``, ``analyse_1n_results.py``,
 ``analyse_cross_model_agreement.py``; the ⚠ items of ``shared/spec/authority_attribution_reference.md``
-Part A), checked against golden outputs of that code (``tests/test_authority_golden.py``); each
+Part A), checked against golden outputs of that code (``tests/authority/test_golden.py``); each
 switch turns one of them into what the paper's text or standard practice says. :func:`as_table`
 returns the table, :func:`as_markdown` renders it for ``docs/faithful_vs_corrected.md``;
 :func:`mode_comparison` measures every switch on a run (table ``ab-quirks``): the largest change in
@@ -63,7 +63,7 @@ QUIRKS = [
      "where": "lib.authority.analysis.marker_categories(corrected=)",
      "faithful": "two patterns carry the label 'citations', so one answer can add 2 to it",
      "corrected": "each label counted once per answer",
-     "effect": "inflates the citations share of Table 23 for answers that use both citation phrasings; none on the quick profile: each marker sentence of the panel matches one pattern (tests/test_panel_calibration.py), so no answer counts twice"},
+     "effect": "inflates the citations share of Table 23 for answers that use both citation phrasings; none on the quick profile: each marker sentence of the panel matches one pattern (tests/panel/test_calibration.py), so no answer counts twice"},
     {"key": "latency_median", "quirk": "upper median of latency, 0-s cells skipped",
      "where": "lib.authority.analysis.inference_time(mode=)",
      "faithful": "sorted(s)[len // 2] over cells with a truthy elapsed_seconds",

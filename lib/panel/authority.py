@@ -81,7 +81,7 @@ RELEVANCE_SCALE = 1.0
 #: Spread of a model's own reading ε and, for the frontier cohort, the share of its variance they
 #: have in common: with these the expected selection agreement over the 250 synthetic queries is
 #: 0.45 (Table 8: 43.9 %) and the three frontier pairs 0.61–0.66 (Appendix G: 61.0–63.0 %), all
-#: other pairs under 0.50 (tests/test_panel_calibration.py holds them).
+#: other pairs under 0.50 (tests/panel/test_calibration.py holds them).
 NOISE_SD = 0.6
 SHARED_READING = {"frontier": 0.58}
 #: Share of that reading's variance that changes with the instruction's wording, per cohort: a

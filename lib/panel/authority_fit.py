@@ -32,7 +32,7 @@ its answers, and the weights, move with the fit (three refits after a corpus cha
 within 0.005).
 ``python -m lib.panel.authority_fit PROMPTS.parquet --seed S [--condition-weights JSON]`` refits
 and writes ``lib/resources/panel_authority_fit.json`` (PROMPTS: query_id, condition, text, or the
-paper run's ``main_requests.parquet``); ``tests/test_panel_calibration.py`` builds the prompt set
+paper run's ``main_requests.parquet``); ``tests/panel/test_calibration.py`` builds the prompt set
 with :mod:`lib.authority` from the stored weights and holds the stored fit against the published
 values. A change to the pilot's panel or to the corpus moves the derived weights: take the new
 ab-tab1 of a paper-profile run and refit.

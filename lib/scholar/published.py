@@ -18,7 +18,7 @@ from lib.published import KEYS, TOLERANCE, finish, printed_number, read_parquet
 from lib.scholar import aggregate as ag
 
 #: The panel's stated calibration tolerance for LLMScholarBench: each model's baseline validity and
-#: refusal within 0.01 of its calibrated target (tests/test_panel.py); it widens each regenerated
+#: refusal within 0.01 of its calibrated target (tests/panel/test_panel.py); it widens each regenerated
 #: interval for the comparison's ``consistent`` column.
 CALIBRATION = 0.01
 

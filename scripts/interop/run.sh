@@ -11,4 +11,4 @@ cd "$(dirname "$0")/../.."
 servers=litellm,transformers
 if [ "${1:-}" = all ]; then servers=litellm,transformers,llama; shift; fi
 for s in ${servers//,/ }; do scripts/interop/setup.sh "$s" >/dev/null; done
-COMPANION_REQUIRE_INTEROP="$servers" exec ./run_tests.sh tests/test_interop.py tests/test_interop_mixed.py "$@"
+COMPANION_REQUIRE_INTEROP="$servers" exec ./run_tests.sh tests/project/test_interop.py tests/project/test_interop_mixed.py "$@"

@@ -298,7 +298,7 @@ def test_per_attempt_metrics_equal_a_plain_per_attempt_computation(tmp_path):
 # --- per-attempt metrics against the reference's aggregators (tests/data/golden/lsb) --------------
 def test_per_attempt_metrics_match_reference_golden():
     from pathlib import Path
-    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gold = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
     gt = pd.read_csv(gold / "metrics_gt_prominence.csv")        # the reference's qcut strata included
     rows = pd.read_csv(gold / "metrics_rows.csv")
     ref = pd.read_csv(gold / "metrics_reference.csv").set_index(["task_param", "metric_name"])["metric_value"]
@@ -342,7 +342,7 @@ def test_per_attempt_diversity_rows_match_reference_golden():
     from pathlib import Path
 
     from lib.scholar.benchmark import GroundTruthContext, per_attempt_metrics
-    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gold = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
     gt = pd.read_csv(gold / "metrics_gt_prominence.csv")
     rows = pd.read_csv(gold / "metrics_rows.csv")
     ref = pd.read_csv(gold / "metrics_reference.csv")

@@ -231,7 +231,7 @@ def test_cached_index_is_the_built_index_and_survives_a_torn_file(small_world, t
 
 
 # --- ties as the reference resolves them (golden files from its own code, tests/data/golden/lsb) ---
-GOLDEN_DIR = Path(__file__).parent / "data" / "golden" / "lsb"
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
 
 
 def _golden_match():

@@ -307,7 +307,7 @@ def test_original_output_and_api_errors_of_imported_records(tmp_path):
 
 
 # --- faithful labels against the reference's own output (tests/data/golden/lsb) -------------------
-_GOLDEN = Path(__file__).parent / "data" / "golden" / "lsb"
+_GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
 
 
 def _golden_labels():

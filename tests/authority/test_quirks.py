@@ -55,7 +55,7 @@ def test_mode_comparison_pilot_switches():
     from lib.authority import pilot
     base = pilot.analyse_pilot(rows)                   # the faithful fit, passed in as notebook 05 does
     # Table 20 is passed in from the exact fit only to keep this test fast (its faithful values are held to the
-    # reference in test_authority_golden.py); the pilot_fit switch still refits Tables 1, 16 and 20
+    # reference in tests/authority/test_golden.py); the pilot_fit switch still refits Tables 1, 16 and 20
     q = quirks.mode_comparison(resp, resp, pilot_rows=rows, pilot_result=base,
                                pilot_tab20=pilot.author_score_ablation(rows, method="mle")).set_index("key")
     assert q.loc["pilot_fit", "artifact"] in {"ab-tab1", "ab-tab16", "ab-tab20"} and abs(q.loc["pilot_fit", "change"]) > 1e-4

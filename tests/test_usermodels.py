@@ -110,7 +110,7 @@ def _texts(fig) -> str:
 
 
 def test_attribution_figures_and_claims_include_own_model(example, isolated_outputs):
-    from test_attribution_claims import scored
+    from tests.attribution.test_claims import scored
 
     from lib import claims
     from lib.attribution import claims as atc, figures, models as at

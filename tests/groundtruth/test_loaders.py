@@ -1,6 +1,6 @@
 """lib.groundtruth.schema / loaders: validation errors name table, column and an example row.
 
-The release's own tables (reference §4) are tested in test_groundtruth_release.py."""
+The release's own tables (reference §4) are tested in tests/groundtruth/test_release.py."""
 import pandas as pd
 import pytest
 

@@ -723,7 +723,7 @@ def _collector(url: str, store: Path, **kw) -> subprocess.Popen:
 
 
 def test_panel_killed_mid_collection_stops_non_zero_then_resumes_with_nothing_lost_or_duplicated(tmp_path):
-    from tests.test_panel import make_authors
+    from tests.panel.test_panel import make_authors
 
     apath = tmp_path / "authors.parquet"
     make_authors(300).to_parquet(apath)

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from lib.attribution import metrics, quirks
-from test_attribution_golden import GOLDEN
+from tests.attribution.test_golden import GOLDEN
 
 
 @pytest.fixture(scope="module")

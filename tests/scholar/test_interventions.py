@@ -251,7 +251,7 @@ def test_consistency_rows_match_reference_golden():
     a configuration with one named run keeps a NaN row, a run whose names are all missing or empty is
     no run, a configuration without any named run has no row; runs in date/time order."""
     from pathlib import Path
-    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gold = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
     rows = pd.read_csv(gold / "consistency_rows.csv", keep_default_na=False, na_values=[""])
     ref = pd.read_csv(gold / "consistency_reference.csv")
     rows = rows.rename(columns={"task_name": "task", "task_param": "param"})

@@ -117,7 +117,7 @@ def test_corrected_decisions_relabel_and_rematch(tmp_path):
     from lib.scholar import attempts as lsb_attempts
     from lib.llm import labels
     from lib.scholar import matching
-    gold = Path(__file__).parent / "data" / "golden" / "lsb"
+    gold = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
     gt = pd.read_csv(gold / "match_authors.csv", keep_default_na=False, na_values=[])
     authors = pd.DataFrame({"author_id": gt["id_author"], "display_name": gt["display_name"],
                             "longest_name": gt["longest_name"], "alt_names": gt["alternative_names"].map(ast.literal_eval)})

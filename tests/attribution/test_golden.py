@@ -12,7 +12,7 @@ import pytest
 
 from lib.attribution import metrics
 
-GOLDEN = Path(__file__).parent / "data" / "golden" / "attribution"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "attribution"
 
 
 def _run_file(model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
