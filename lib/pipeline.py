@@ -245,12 +245,24 @@ class _PeakRSS:
 
 
 def _ipc_kernel_manager():
-    """Kernel manager on IPC sockets: no TCP ports to race for, no plain-TCP warning from the kernel."""
+    """Kernel manager on IPC sockets: no TCP ports to race for, no plain-TCP warning from the kernel.
+    Each kernel's sockets live in a folder of their own: jupyter_client's default (``kernel-ipc-N``
+    in the working directory, N the first free number) races between two runs started at once from
+    one directory, and the loser's messages fail with "Invalid Signature"."""
+    import shutil
+    import tempfile
+
     from jupyter_client.manager import AsyncKernelManager
 
     class IPCKernelManager(AsyncKernelManager):
         def __init__(self, **kw):
             super().__init__(transport="ipc", **kw)
+            self.ip = str(Path(tempfile.mkdtemp(prefix="companion-kernel-")) / "ipc")
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart:
+                shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
             # the kernel's own stderr (its shutdown noise after an interruption, e.g. a zmq.error.ZMQError

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lib import artifacts, paths
+from lib import artifacts, paths, pipeline
 
 FIXTURES = paths.TEST_DATA / "pipeline_notebooks"
 CANARY = "canary-key-5f2b9c7e1d"
@@ -357,3 +357,27 @@ def test_papermill_reads_every_parameter_of_each_notebook(notebook, caplog):
         names = [p.name for p in _infer_parameters(nb)]
     assert "Unable to parse" not in caplog.text
     assert names == list(config.notebook_parameters(notebook))
+
+
+def test_each_kernel_gets_its_own_socket_folder_and_leaves_none_behind(tmp_path, monkeypatch):
+    """Two runs started at once from one directory raced for jupyter_client's ``kernel-ipc-N`` and
+    one failed with "Invalid Signature"; each kernel now binds in a folder of its own."""
+    import asyncio
+
+    monkeypatch.chdir(tmp_path)
+    manager = pipeline._ipc_kernel_manager()
+
+    async def start_two():
+        kms = [manager(kernel_name=pipeline.KERNEL) for _ in range(2)]
+        for km in kms:
+            await km.start_kernel()
+        folders = [Path(km.ip).parent for km in kms]
+        alive = [f.is_dir() for f in folders]
+        for km in kms:
+            await km.shutdown_kernel(now=True)
+        return folders, alive
+
+    folders, alive = asyncio.run(start_two())
+    assert folders[0] != folders[1] and alive == [True, True]
+    assert not any(f.exists() for f in folders)
+    assert list(tmp_path.glob("kernel-ipc*")) == []
