@@ -61,6 +61,14 @@ def make_claim(id: str, paper: str, where: str, statement: str, *arts: str) -> C
     return Claim(id, paper, where, statement, tuple(arts))
 
 
+def claim_maker(paper: str):
+    """:func:`make_claim` with ``paper`` fixed: ``claim_maker(P)(id, where, statement, *arts)``, the
+    constructor one paper's claim table calls for each claim."""
+    def claim(id: str, where: str, statement: str, *arts: str) -> Claim:
+        return make_claim(id, paper, where, statement, *arts)
+    return claim
+
+
 def _nan(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 

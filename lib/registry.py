@@ -43,7 +43,7 @@ PUBLISHED = {
 PLANS = {
     "01_calibration": "lib.scholar.plan",
     "02_collection": "lib.scholar.plan",
-    "05_authority_pilot_regression": "lib.authority.runs",
+    "05_authority_pilot_regression": "lib.authority.plan",
     "06_attribution_fairness": "lib.attribution.runs",
 }
 

@@ -73,9 +73,8 @@ tab1
 # tasks and runs), so the grid parameters above are not used; the numbers are real, not synthetic.
 
 # %%
-sweep = collection.temperature_sweep(cfg, models, source=source, temperatures=temperatures, families=families,
-                                     params_per_family=params_per_family, replicates=replicates,
-                                     gemini_replicates=gemini_replicates)
+grid = collection.SweepGrid(temperatures, families, params_per_family, replicates, gemini_replicates)
+sweep = collection.temperature_sweep(cfg, models, source=source, grid=grid)
 print(sweep.line)
 
 # %% [markdown]

@@ -60,13 +60,11 @@ at_inputs.check(model_table, prompt_family=prompt_family, significance_test=sign
                 rag_subset_models=rag_subset_models)
 out_dir = paths.stage_dir("06_attribution_fairness")
 paths.ensure(out_dir)
-tw = build.build_twin(twin_authors, cfg.seed, runs=balancing_runs, lam=balance_lambda, n_matchings=n_matchings)
-build.save(tw, out_dir)
-rel = at_inputs.released(cfg, use_released_data, runs=balancing_runs, lam=balance_lambda)
-src = rel if rel is not None else tw
-print(f"twin: {len(tw.universe):,} authors, {len(tw.quotes):,} quotes;",
-      {k: len(v) for k, v in tw.datasets.items()}, "quotes per dataset")
-print("released files:", "used" if rel is not None else "not downloaded (synthetic twin only)")
+sources = at_inputs.sources(cfg, use_released_data, twin_authors=twin_authors, runs=balancing_runs, lam=balance_lambda,
+                            n_matchings=n_matchings)   # the twin, and the release when downloaded
+build.save(sources.twin, out_dir)
+src = sources.described   # what Figures 9-10 and Tables 2-4 describe: the release when there, else the twin
+print(sources.line())
 
 # %% [markdown]
 # ## Table 1: prompts
@@ -169,9 +167,8 @@ tab4
 # the twin's second proxy (synthetic).
 
 # %%
-proxy_authors = {k: robustness.authors_with_proxies(v, k) for k, v in tw.datasets.items()}
-for k, a in proxy_authors.items():
-    print(k, robustness.proxy_correlations(a).round(3).to_dict("records"))
+proxy_authors = robustness.proxies(sources.twin.datasets)
+print(robustness.correlation_lines(proxy_authors))
 fig11 = figures.proxy_scatter(proxy_authors)
 artifacts.save_figure(fig11, "at-fig11", synthetic=True)
 
@@ -183,8 +180,8 @@ artifacts.save_figure(fig11, "at-fig11", synthetic=True)
 # choice of fame proxy (A.7.1). Synthetic (twin proxies).
 
 # %%
-deciles = {k: robustness.decile_agreement(a) for k, a in proxy_authors.items()}
-print({k: {m: round(v, 2) for m, v in s.items()} for k, (_, s) in deciles.items()})
+deciles = robustness.decile_agreements(proxy_authors)
+print(robustness.decile_summary(deciles))
 fig12 = figures.decile_heatmap(deciles)
 artifacts.save_figure(fig12, "at-fig12", synthetic=True)
 
@@ -197,7 +194,7 @@ artifacts.save_figure(fig12, "at-fig12", synthetic=True)
 # explain attribution gaps. The twin derives co-occurrence from its corpus-count proxy (synthetic).
 
 # %%
-tab5 = tables.table5(tw.datasets["intersectional"], "intersectional", seed=cfg.seed)
+tab5 = tables.table5(sources.twin.datasets["intersectional"], "intersectional", seed=cfg.seed)
 artifacts.save_table(tab5, "at-tab5", synthetic=True)
 tab5
 
@@ -228,9 +225,9 @@ tab6
 # returns nothing, Figures 4–8 and 13–16 are reported missing and the §5 claims not applicable.
 
 # %%
-runs_06 = evaluation.collect(cfg, src, tw, table=model_table, run_matchings=run_matchings, generations=generations,
-                             prompt_family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
-                             test=significance_test)
+options = evaluation.RunOptions(run_matchings, generations, prompt_family=prompt_family, api_models=api_models,
+                                 rag_subset_models=rag_subset_models, test=significance_test)
+runs_06 = evaluation.collect(cfg, sources, table=model_table, options=options)
 print(runs_06.line())
 
 # %% [markdown]

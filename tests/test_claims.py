@@ -162,6 +162,16 @@ def test_make_claim_is_the_one_constructor():
     assert c == claims.Claim("ab-x", "authority_bias", "§1", "s", ("ab-tab5", "ab-tab6"))
 
 
+def test_claim_maker_fixes_the_paper_and_the_two_paper_tables_use_it():
+    from lib.attribution import claims as at_claims
+    from lib.authority import claims as ab_claims
+
+    c = claims.claim_maker("authority_bias")("ab-x", "§1", "s", "ab-tab5", "ab-tab6")
+    assert c == claims.make_claim("ab-x", "authority_bias", "§1", "s", "ab-tab5", "ab-tab6")
+    assert ab_claims.FLIP_VS_BOOST.paper == "authority_bias" and ab_claims.FLIP_VS_BOOST.artifacts == ("ab-tab5",)
+    assert at_claims.LOW_ACCURACY.paper == "attribution_bias" and at_claims.LOW_ACCURACY.artifacts == ("at-fig4",)
+
+
 def test_markdown_shows_command_profile_and_measured_time_per_claim(isolated_outputs, monkeypatch):
     monkeypatch.setenv("COMPANION_PROFILE", "quick")
     claims.check(FLIP, _rate_above, {"rate": 0.45}, 0.3, synthetic=True, notebook="05_authority_pilot_regression")

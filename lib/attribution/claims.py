@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Knob, Verdict, interval, judge, make_claim, not_applicable, run_checks
+from lib.claims import Check, Claim, Knob, Verdict, interval, judge, claim_maker, not_applicable, run_checks
 
 P = "attribution_bias"
 NB = "06_attribution_fairness"
@@ -42,8 +42,7 @@ MATCHINGS = Knob(NB, "run_matchings", zero=1914)
 UNIT = "quotes per subgroup"
 
 
-def _claim(id, where, statement, *arts):
-    return make_claim(id, P, where, statement, *arts)
+_claim = claim_maker(P)
 
 
 LOW_ACCURACY = _claim("at-low-accuracy", "Abstract, §1, §5.2 (Fig. 4), §6",

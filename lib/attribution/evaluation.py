@@ -56,25 +56,39 @@ class Evaluation:
         return f"model runs: {self.plan.line()}{done}"
 
 
-def collect(cfg, source, twin, *, table: pd.DataFrame, run_matchings: int, generations: int, prompt_family: str,
-            api_models: dict, rag_subset_models, test: str) -> Evaluation:
-    """Ask every model of ``table`` the paper plan (:func:`lib.attribution.runs.paper_plan`) over
-    ``source``'s datasets (the twin's when the source has not both), through the profile's endpoint,
-    into the raw store; resume-safe. Absent (nothing sent) when the profile has no endpoint."""
+@dataclass(frozen=True)
+class RunOptions:
+    """Notebook 06's run settings, as its parameters cell names them: matchings asked per dataset
+    (0: whole datasets), stochastic generations per prompt, the prompt family, real endpoints' model
+    names, the models whose RAG runs use the 300-matching subsets, and the subgroup test."""
+
+    run_matchings: int
+    generations: int
+    prompt_family: str = "reference"
+    api_models: dict = field(default_factory=dict)
+    rag_subset_models: tuple = ()
+    test: str = "z"
+
+
+def collect(cfg, sources: at_inputs.Sources, *, table: pd.DataFrame, options: RunOptions) -> Evaluation:
+    """Ask every model of ``table`` the paper plan (:func:`lib.attribution.runs.paper_plan`) over the
+    datasets of ``sources.asked`` (:class:`lib.attribution.inputs.Sources`), through the profile's
+    endpoint, into the raw store; resume-safe. Absent (nothing sent) when the profile has no endpoint."""
+    o = options
     if not at_inputs.run_models(cfg):
-        return Evaluation(synthetic=cfg.synthetic, test=test, reason=NO_ENDPOINT)
+        return Evaluation(synthetic=cfg.synthetic, test=o.test, reason=NO_ENDPOINT)
     from lib import endpoints
 
-    run_src = source if len(source.datasets) == 2 else twin
-    plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=run_matchings, generations=generations,
-                           family=prompt_family, api_models=api_models, rag_subset_models=rag_subset_models,
+    run_src = sources.asked
+    plan = runs.paper_plan(run_src, seed=cfg.seed, n_matchings=o.run_matchings, generations=o.generations,
+                           family=o.prompt_family, api_models=o.api_models, rag_subset_models=o.rag_subset_models,
                            table=table)
-    print(plan.line() + f", {generations} generations")
+    print(plan.line() + f", {o.generations} generations")
     with endpoints.open_endpoint(cfg, with_world=False, quotes=plan.quotes) as endpoint:
         summary = runs.run(plan.requests, endpoint, max_attempts=cfg.llm.max_attempts)
     # the panel's answers, or real models asked about the synthetic twin
     return Evaluation(synthetic=cfg.synthetic or run_src.synthetic, plan=plan, datasets=run_src.datasets,
-                      names=at_models.display_names(table), test=test, summary=summary)
+                      names=at_models.display_names(table), test=o.test, summary=summary)
 
 
 def score(ev: Evaluation, out_dir: Path) -> Evaluation:

@@ -2,13 +2,16 @@
 
 Notebook 06 always builds the synthetic twin; with ``use_released_data`` it also balances the
 released universe (``real_data.attribench_dir``, default ``downloads/attribench``) when its files
-are there. The release holds no model responses, so the runs of §5 are made only with an endpoint
+are there. :class:`Sources` holds the source rule, once: the corpus tables describe the release
+when it is there, the models are asked about it only when both its quote files are (else about
+the twin). The release holds no model responses, so the runs of §5 are made only with an endpoint
 to ask: the embedded panel (synthetic profiles) or ``llm.base_url``. :func:`profile_errors`
 checks the notebook's choices when the profile is loaded (through :data:`lib.registry.INPUTS`),
 :func:`check` when the notebook starts.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from lib import config, paths, usermodels
@@ -75,3 +78,42 @@ def released(cfg: config.Profile, use_released_data: bool, *, runs: int, lam: fl
     from lib.attribution import build
 
     return build.build_released(cfg.real_path("attribench_dir"), runs=runs, seed=cfg.seed, lam=lam)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The synthetic twin and the released AttriBench (None when not used or not downloaded), and
+    the one rule of which of them each part of notebook 06 reads."""
+
+    twin: Any
+    released: Any = None
+
+    @property
+    def described(self):
+        """The build Figures 9–10 and Tables 2–4 describe: the release when it is there (its universe,
+        with whichever quote files it has), else the twin."""
+        return self.twin if self.released is None else self.released
+
+    @property
+    def asked(self):
+        """The build whose datasets the models are asked about (§5): the release only when both its
+        quote files are there, since §5 asks every model on both datasets and Figures 4–8 set them
+        side by side; else the twin (whose replies are then labelled synthetic)."""
+        return self.released if self.released is not None and self.released.both_datasets() is not None else self.twin
+
+    def line(self) -> str:
+        tw = self.twin
+        used = "used" if self.released is not None else "not downloaded (synthetic twin only)"
+        sizes = {k: len(v) for k, v in tw.datasets.items()}
+        return (f"twin: {len(tw.universe):,} authors, {len(tw.quotes):,} quotes; {sizes} quotes per dataset\n"
+                f"released files: {used}")
+
+
+def sources(cfg: config.Profile, use_released_data: bool, *, twin_authors: int, runs: int, lam: float,
+            n_matchings: int) -> Sources:
+    """The twin of ``twin_authors`` authors (:func:`lib.attribution.build.build_twin`, ``runs``
+    balancing runs at λ = ``lam``, ``n_matchings`` per subset) and :func:`released`."""
+    from lib.attribution import build
+
+    tw = build.build_twin(twin_authors, cfg.seed, runs=runs, lam=lam, n_matchings=n_matchings)
+    return Sources(tw, released(cfg, use_released_data, runs=runs, lam=lam))

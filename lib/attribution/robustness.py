@@ -59,3 +59,23 @@ def decile_agreement(authors: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
                "max_abs_shift": int(shift.max())}
     tab = pd.crosstab(d["decile_google"], d["decile_corpus"], normalize="index")
     return tab, summary
+
+
+def proxies(datasets: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """{dataset: :func:`authors_with_proxies`} of each quote table (Figures 11 and 12)."""
+    return {k: authors_with_proxies(v, k) for k, v in datasets.items()}
+
+
+def correlation_lines(proxy_authors: dict[str, pd.DataFrame]) -> str:
+    """One line per dataset: its name and :func:`proxy_correlations` as records, rounded to 3 decimals."""
+    return "\n".join(f"{k} {proxy_correlations(a).round(3).to_dict('records')}" for k, a in proxy_authors.items())
+
+
+def decile_agreements(proxy_authors: dict[str, pd.DataFrame]) -> dict[str, tuple[pd.DataFrame, dict]]:
+    """{dataset: :func:`decile_agreement`} (Figure 12's heatmaps and their shift summaries)."""
+    return {k: decile_agreement(a) for k, a in proxy_authors.items()}
+
+
+def decile_summary(agreements: dict[str, tuple[pd.DataFrame, dict]]) -> dict[str, dict[str, float]]:
+    """The shift summaries of :func:`decile_agreements`, rounded to 2 decimals, per dataset."""
+    return {k: {m: round(v, 2) for m, v in s.items()} for k, (_, s) in agreements.items()}

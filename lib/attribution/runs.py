@@ -522,8 +522,7 @@ def notebook_plans(cfg, notebook: str, params: Mapping) -> list:
     # the notebook's datasets are the first mode's (faithful) balancing: the corrected one changes no request
     tw = build.build_twin(params["twin_authors"], cfg.seed, runs=runs, lam=lam, n_matchings=params["n_matchings"],
                           modes=("faithful",))
-    rel = at_inputs.released(cfg, params.get("use_released_data", True), runs=runs, lam=lam)
-    src = rel if rel is not None and len(rel.datasets) == 2 else tw
+    src = at_inputs.Sources(tw, at_inputs.released(cfg, params.get("use_released_data", True), runs=runs, lam=lam)).asked
     pp = paper_plan(src, seed=cfg.seed, n_matchings=params["run_matchings"], generations=params["generations"],
                     family=params.get("prompt_family", "reference"), api_models=params.get("api_models") or {},
                     rag_subset_models=params.get("rag_subset_models") or (), table=at_models.for_profile(cfg))

@@ -16,7 +16,8 @@ authority_attribution_reference.md`` Part A). Modules, in data-flow order:
 * :mod:`~lib.authority.analysis`: the tables ab-tab4 … ab-tab23 over that table.
 * :mod:`~lib.authority.quirks`: every faithful/corrected switch in one table, and their measured effect (ab-quirks);
 * :mod:`~lib.authority.flip_pilot`, :mod:`~lib.authority.main_experiment`, :mod:`~lib.authority.intermediate`:
-  notebook 05's pilot and main experiment (collected, or read from the release) and its stage tables.
+  notebook 05's pilot and main experiment (collected, or read from the release) and its stage tables;
+* :mod:`~lib.authority.plan`: notebook 05's requests for the dry run, built and not sent.
 
 Data contract: the analysis functions take the responses table documented in
 :mod:`lib.authority.responses` (``RESPONSE_COLUMNS``) and return DataFrames. Only

@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Knob, Verdict, interval, judge, make_claim, not_applicable, run_checks, significance
+from lib.claims import Check, Claim, Knob, Verdict, interval, judge, claim_maker, not_applicable, run_checks, significance
 
 P = "authority_bias"
 NB = "05_authority_pilot_regression"
@@ -36,8 +36,7 @@ CHANCE_SELECTION = 0.1  # two models picking uniformly among the 10 candidates a
 QUERIES, PILOT = Knob(NB, "queries_per_topic"), Knob(NB, "pilot_queries_per_topic")
 
 
-def _claim(id, where, statement, *arts):
-    return make_claim(id, P, where, statement, *arts)
+_claim = claim_maker(P)
 
 
 FLIP_VS_BOOST = _claim("ab-flip-vs-boost", "§5.1 (Table 5)",

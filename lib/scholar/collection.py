@@ -71,14 +71,28 @@ def _collected(cfg: config.Profile, models: pd.DataFrame, experiment: str, plan)
     return Responses("collect", world, models, (experiment,), requests, summary.line())
 
 
-def temperature_sweep(cfg: config.Profile, models: pd.DataFrame, *, source: str, temperatures, families,
-                      params_per_family: int, replicates: int, gemini_replicates: int) -> Responses:
-    """Notebook 01's sweep: every configuration x task parameter x temperature x replicate
+@dataclass(frozen=True)
+class SweepGrid:
+    """Notebook 01's sweep design, as its parameters cell names it: the temperature grid, the task
+    families and parameters per family, and replicates per (model, task, temperature)."""
+
+    temperatures: tuple
+    families: tuple
+    params_per_family: int
+    replicates: int
+    gemini_replicates: int
+
+
+def temperature_sweep(cfg: config.Profile, models: pd.DataFrame, *, source: str, grid: SweepGrid) -> Responses:
+    """Notebook 01's sweep: every configuration x task parameter x temperature x replicate of ``grid``
     (:func:`lib.scholar.plan.calibration_requests`), or the release's ``temperature`` experiment."""
     inputs.check_choice("01_calibration", "source", source)
     if source == "release":
         return _imported(cfg, models, lambda imported: ["temperature"])
     from lib.scholar import plan as lsb_plan
+
+    temperatures, families, params_per_family = list(grid.temperatures), list(grid.families), grid.params_per_family
+    replicates, gemini_replicates = grid.replicates, grid.gemini_replicates
 
     def plan(model_id):
         requests = lsb_plan.calibration_requests(models, temperatures=temperatures, families=families,

@@ -1,4 +1,5 @@
 """lib.attribution.inputs: notebook 06's choices fail at profile validation; when the models are asked."""
+import pandas as pd
 import pytest
 
 from lib import config
@@ -41,3 +42,44 @@ def test_a_real_profile_without_the_attribench_release_stops_unless_mixed(load_p
     assert f"notebooks.{NB}.use_released_data is false" in msg
     assert inputs.profile_errors(cfg.model_copy(update={"synthetic": "mixed"}), "p.yaml") == []
     assert inputs.profile_errors(cfg, "p.yaml") == []
+
+
+def _build(source: str, *kinds: str):
+    from lib.attribution import build
+
+    q = pd.DataFrame({"quote": ["q"], "author_clean": ["a"]})
+    return build.Build(source, pd.DataFrame({"author_clean": ["a"]}), datasets={k: q for k in kinds}, quotes=q)
+
+
+@pytest.mark.parametrize("released_kinds, described, asked", [
+    (None, "twin", "twin"),                                           # no release: the twin throughout
+    ((), "released", "twin"),                                         # the universe only
+    (("intersectional",), "released", "twin"),                        # one quote file: described, not asked
+    (("intersectional", "multirace"), "released", "released"),        # both: the release throughout
+])
+def test_one_source_rule_the_release_is_described_when_there_and_asked_only_with_both_datasets(
+        released_kinds, described, asked):
+    twin = _build("twin", "intersectional", "multirace")
+    rel = None if released_kinds is None else _build("released", *released_kinds)
+    s = inputs.Sources(twin, rel)
+    assert s.described.source == described and s.asked.source == asked
+    assert s.asked.synthetic is (asked == "twin")
+    assert s.described.synthetic is (described == "twin")
+    assert s.line().splitlines()[1] == ("released files: not downloaded (synthetic twin only)" if rel is None
+                                        else "released files: used")
+
+
+def test_the_dry_run_and_the_runs_ask_the_same_source(monkeypatch, load_profile_text):
+    """runs.notebook_plans and evaluation.collect both read Sources.asked: a release with one quote
+    file leaves the dry run's plan on the twin, as the runs."""
+    from lib.attribution import runs
+
+    cfg = load_profile_text()
+    monkeypatch.setattr(inputs, "released", lambda *a, **k: _build("released", "intersectional"))
+    seen = {}
+    monkeypatch.setattr(runs, "paper_plan", lambda src, **k: seen.setdefault("src", src) and (_ for _ in ()).throw(
+        RuntimeError("stop")))
+    with pytest.raises(RuntimeError, match="stop"):
+        runs.notebook_plans(cfg, NB, {"twin_authors": 600, "n_matchings": 10, "balancing_runs": 2, "run_matchings": 1,
+                                      "generations": 1})
+    assert seen["src"].source == "twin" and set(seen["src"].datasets) == {"intersectional", "multirace"}

@@ -21,8 +21,9 @@ def release_cfg(tmp_path, isolated_outputs, load_profile_text):
 def test_the_release_sweep_and_runs_are_imported_and_labelled(release_cfg, tmp_path):
     cfg, world = release_cfg
     table = models.for_profile(cfg)
-    grid = dict(temperatures=[0.5], families=["top_k"], params_per_family=1, replicates=1, gemini_replicates=1)
-    sweep = collection.temperature_sweep(cfg, table, source="release", **grid)
+    grid = collection.SweepGrid(temperatures=[0.5], families=["top_k"], params_per_family=1, replicates=1,
+                                gemini_replicates=1)
+    sweep = collection.temperature_sweep(cfg, table, source="release", grid=grid)
     assert (sweep.source, sweep.experiments, sweep.requests) == ("release", ("temperature",), None)
     assert sweep.line.startswith("import ") and len(sweep.world.authors) == len(world.authors)
     sweep = collection.label(sweep, tmp_path)
@@ -71,8 +72,9 @@ def test_a_real_endpoints_names_are_matched_against_the_profiles_ground_truth(re
         cfg = load_profile_text(f"llm: {{base_url: '{base_url}'}}\n"
                                 f"real_data: {{ground_truth_dir: {tmp_path / 'gt'}}}\n")
         table = models.for_profile(cfg).head(1)
-        sweep = collection.temperature_sweep(cfg, table, source="collect", temperatures=[0.5], families=["top_k"],
-                                             params_per_family=1, replicates=1, gemini_replicates=1)
+        grid = collection.SweepGrid(temperatures=[0.5], families=["top_k"], params_per_family=1, replicates=1,
+                                    gemini_replicates=1)
+        sweep = collection.temperature_sweep(cfg, table, source="collect", grid=grid)
     finally:
         stop()
     assert not sweep.world.synthetic
