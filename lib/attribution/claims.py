@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Knob, Verdict, interval, judge, claim_maker, not_applicable, run_checks
+from lib.claims import Check, Claim, Knob, Verdict, claim_maker, interval, judge, not_applicable, run_checks
 
 P = "attribution_bias"
 NB = "06_attribution_fairness"

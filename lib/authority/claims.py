@@ -26,7 +26,7 @@ import pandas as pd
 from scipy import stats as st
 
 from lib import stats
-from lib.claims import Check, Claim, Knob, Verdict, interval, judge, claim_maker, not_applicable, run_checks, significance
+from lib.claims import Check, Claim, Knob, Verdict, claim_maker, interval, judge, not_applicable, run_checks, significance
 
 P = "authority_bias"
 NB = "05_authority_pilot_regression"
