@@ -26,9 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from lib import paths
-from lib.llm.batch import collect_batch
+from lib.llm.batch import run as batch_run
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import any_answer, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import CollectOptions, any_answer
 from lib.llm.store import RawStore
 
 MODELS = ("gpt-5.1", "moonshotai/Kimi-K2.5", "claude-sonnet-4-6")
@@ -80,7 +81,8 @@ def main() -> None:
         batch_ep = Endpoint(base_url=url, model_id="key", mode="batch",
                             batch={"max_requests_per_file": args.file_requests, "poll_initial_s": 0.02, "poll_max_s": 0.5})
         t0 = time.perf_counter()
-        s = collect_batch(reqs, batch_ep, store_root=tmp / "batch", validate=any_answer, max_attempts=1)
+        s = batch_run.collect(reqs, batch_ep, CollectOptions(store_root=tmp / "batch", validate=any_answer,
+                                                               max_attempts=1))
         batch_s = time.perf_counter() - t0
         per = reqs[: args.per_request or len(reqs)]
         t0 = time.perf_counter()

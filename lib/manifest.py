@@ -107,10 +107,10 @@ def stage_block(runs: list, run_id: str) -> dict:
 
 def partial_block(upstream: dict | None = None) -> list[dict]:
     """The models the raw store's coverage file marks partial (answered share under the threshold,
-    :func:`lib.llm.collect.write_coverage`), each with the notebooks whose artifacts use it: the one
+    :func:`lib.llm.coverage.write_coverage`), each with the notebooks whose artifacts use it: the one
     that collected it and every notebook downstream of that one (``upstream``: notebook -> the
     notebooks it reads, in run order; the runner's ``lib.pipeline.UPSTREAM``)."""
-    from lib.llm.collect import read_coverage
+    from lib.llm.coverage import read_coverage
 
     upstream = upstream or {}
 
@@ -134,7 +134,7 @@ def partial_block(upstream: dict | None = None) -> list[dict]:
 def raw_store_block() -> dict:
     """What the raw store's ``quarantine.jsonl`` holds: malformed shard lines moved aside (count, the
     file, the first reasons). The collection re-asked the attempts they held of the embedded panel, or
-    stopped (a real endpoint's: :class:`lib.llm.collect.LostAttemptsError`, the notebook failed)."""
+    stopped (a real endpoint's: :class:`lib.llm.kernel.LostAttemptsError`, the notebook failed)."""
     q = paths.RAW / "quarantine.jsonl"
     if not q.is_file():
         return {"quarantined_lines": 0}

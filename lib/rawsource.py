@@ -17,7 +17,7 @@ answers depend on (``lib/panel``, ``lib/resources``, ``lib/groundtruth``, the se
 and the profile's own models); for a real endpoint, each provider's host and path. A profile whose
 endpoint changed (``llm.base_url`` edited on an existing outputs folder) is refused with both
 named; every attempt also records its ``endpoint_host``, and the collector refuses to resume
-another endpoint's attempts (:func:`lib.llm.collect.check_endpoint`).
+another endpoint's attempts (:func:`lib.llm.kernel.check_endpoint`).
 """
 from __future__ import annotations
 

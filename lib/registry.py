@@ -12,7 +12,7 @@ from typing import Any
 
 #: real_data key -> the module whose ``check_release(path) -> list[str]`` names every missing file.
 RELEASE_CHECKS = {
-    "raw_responses_dir": "lib.llm.release",
+    "raw_responses_dir": "lib.scholar.release",
     "ground_truth_dir": "lib.groundtruth.release",
     "attribench_dir": "lib.attribution.download",
     "authority_dataset_dir": "lib.authority.corpus",

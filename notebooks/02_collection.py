@@ -22,7 +22,7 @@
 
 # %%
 from lib import artifacts, config, paths
-from lib.llm import prompts
+from lib.scholar import prompts
 from lib.scholar import collection
 from lib.scholar import models as lsb_models
 

@@ -28,7 +28,7 @@ from functools import partial
 import pandas as pd
 
 from lib import artifacts, claims, config, paths, plots
-from lib.llm import refusals
+from lib.scholar import refusals
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims as lsb_claims

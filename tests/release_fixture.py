@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from lib.llm import prompts
+from lib.scholar import prompts
 
 #: folder names under the release root, as in params/release.yaml's downloads/
 LSB_DIR, GT_DIR, AUTHORITY_DIR, ATTRIBENCH_DIR = ("llmscholarbench", "llmscholarbench-groundtruth",

@@ -15,8 +15,11 @@ from scipy import stats
 
 from lib import config, endpoints
 from lib.groundtruth.world import load_world
-from lib.llm import labels
-from lib.llm.collect import IncompleteCollectionError, build_requests, collect
+from lib.scholar import labels
+from lib.llm.collect import collect
+from lib.llm.kernel import IncompleteCollectionError
+from lib.scholar.labels import llmcaller_validate
+from lib.scholar.plan import build_requests
 from lib.llm.store import RawStore
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import models as lsb_models
@@ -75,7 +78,7 @@ def test_open_endpoint_serves_the_panel_on_localhost_and_stops_it(tmp_path, worl
         assert "gemini-2.5-pro-grounded" in {m["id"] for m in listing["data"]}
         assert ep.api_key_env is None and ep.api_key() is None and ep.model_id == "key"
         reqs = build_requests(lsb_models.load_models().head(2), experiment="t", params=["top_5"], model_id="key")
-        summary = collect(reqs, ep, store_root=tmp_path / "raw")
+        summary = collect(reqs, ep, store_root=tmp_path / "raw", validate=llmcaller_validate)
         assert summary.attempts_written >= 2
     assert KEY_VAR not in spy.read, "the panel endpoint read the profile's API key variable"
     stored = "".join(p.read_text() for p in (tmp_path / "raw").glob("*/*.jsonl"))
@@ -104,7 +107,7 @@ def test_open_endpoint_without_a_world_serves_a_panel_that_refuses_scholar_promp
         # 503 (the panel has no authors table) is an infrastructure failure: a failed try, and the
         # completeness check fails the collection instead of storing it as the model's answer
         with pytest.raises(IncompleteCollectionError, match="503|failed at the infrastructure") as exc:
-            collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw")
+            collect(reqs, dataclasses.replace(ep, max_tries=1), store_root=tmp_path / "raw", validate=llmcaller_validate)
     summary = exc.value.summary
     assert summary.failed == summary.failed_tries == len(reqs) >= 1 and summary.attempts_written == 0
     (ft,) = RawStore(tmp_path / "raw").iter_records(failed_tries=True)
@@ -131,7 +134,7 @@ def recovery(tmp_path_factory, world):
     models = lsb_models.load_models()
     reqs = build_requests(models, experiment="recovery", params=PARAMS, replicates=REPLICATES, model_id="key")
     with endpoints.open_endpoint(cfg, world=world) as ep:
-        collect(reqs, ep, store_root=tmp / "raw")
+        collect(reqs, ep, store_root=tmp / "raw", validate=llmcaller_validate)
     records = RawStore(tmp / "raw").records("recovery")
     lab = labels.label_attempts(records)
     from lib.panel import Panel, resolve, truth
@@ -264,17 +267,17 @@ def test_the_three_panel_transports_give_identical_answers(tmp_path, world, monk
         with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
             server_pid = json.loads(r.read())["pid"]
         assert server_pid != os.getpid(), "the default panel runs inside the notebook's process"
-        http = collect(reqs, ep, store_root=tmp_path / "http")
+        http = collect(reqs, ep, store_root=tmp_path / "http", validate=llmcaller_validate)
     with endpoints.open_endpoint(_profile(tmp_path, panel_transport="http_thread"), world=world) as ep:
         with urllib.request.urlopen(ep.base_url.removesuffix("/v1") + "/health", timeout=5) as r:
             assert json.loads(r.read())["pid"] == os.getpid()
-        thread = collect(reqs, ep, store_root=tmp_path / "thread")
+        thread = collect(reqs, ep, store_root=tmp_path / "thread", validate=llmcaller_validate)
     served = []
     monkeypatch.setattr("lib.panel.serve_in_thread", lambda *a, **k: served.append(a))
     monkeypatch.setattr(endpoints, "_panel_process", lambda *a, **k: served.append(a))
     with endpoints.open_endpoint(cfg, world=world, in_process=True) as ep:
         assert ep.base_url == endpoints.IN_PROCESS_URL and isinstance(ep.transport, endpoints.PanelTransport)
-        inproc = collect(reqs, ep, store_root=tmp_path / "inproc")
+        inproc = collect(reqs, ep, store_root=tmp_path / "inproc", validate=llmcaller_validate)
     assert not served, "the in-process endpoint started an HTTP server"
     with endpoints.open_endpoint(_profile(tmp_path, panel_transport="in_process"), world=world) as ep:   # the profile key
         assert isinstance(ep.transport, endpoints.PanelTransport)
@@ -292,7 +295,7 @@ def test_a_world_never_saved_reaches_the_panel_process_through_a_temporary_copy(
     cfg = _profile(tmp_path)
     reqs = build_requests(lsb_models.load_models().head(1), experiment="t", params=["top_5"], model_id="key")
     with endpoints.open_endpoint(cfg, world=edited) as ep:
-        collect(reqs, ep, store_root=tmp_path / "raw")
+        collect(reqs, ep, store_root=tmp_path / "raw", validate=llmcaller_validate)
     content = " ".join(str(r.get("content")) for r in RawStore(tmp_path / "raw").iter_records("t"))
     assert "Ada Lovelace" in content
 
@@ -337,7 +340,7 @@ def test_panel_faults_reach_the_client_retry_loop(tmp_path, world, in_process):
                           model_id="key")
     with endpoints.open_endpoint(cfg, world=world, in_process=in_process, faults=FaultConfig.parse("500=0.3")) as ep:
         ep = dataclasses.replace(ep, backoff_base_s=0.0, backoff_max_s=0.0)
-        summary = collect(reqs, ep, store_root=tmp_path / "raw")
+        summary = collect(reqs, ep, store_root=tmp_path / "raw", validate=llmcaller_validate)
     assert summary.tries["server"] > 0 and summary.tries["ok"] >= len(reqs) - summary.api_error_attempts
 
 

@@ -143,7 +143,7 @@ def test_a_partial_model_is_marked_in_the_manifest_and_its_artifacts(isolated_ou
     of the notebook that collected it and of those downstream, and in the printed summary."""
     import io
 
-    from lib.llm import collect
+    from lib.llm import coverage as collect
 
     fig, ax = plt.subplots()
     ax.bar(["a"], [1])

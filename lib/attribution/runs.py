@@ -51,7 +51,8 @@ from lib.attribution import prompts as pr
 from lib.attribution.models import routing, table6
 from lib.attribution.requests import TOP_P, build_requests
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import CollectionSummary, any_answer, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import CollectionSummary, any_answer
 from lib.llm.store import RawStore, request_key
 
 EXPERIMENT_PREFIX = "attribench"
@@ -344,7 +345,7 @@ def run(requests: Sequence[Request], endpoint: Endpoint, *, store_root: Path | s
     per pass. Requests already answered are skipped, so a second call sends nothing. ``top_p``
     is set on every request without one (None: left unset, not sent); ``transport`` replaces the
     client's HTTP transport (tests). Returns the summed :class:`CollectionSummary`
-    (answers are free text: any non-empty reply ends a request, :func:`lib.llm.collect.any_answer`). The store's
+    (answers are free text: any non-empty reply ends a request, :func:`lib.llm.kernel.any_answer`). The store's
     parquet index is rebuilt once at the end (``write_index``), not after every pass.
     """
     if max_attempts < 1:

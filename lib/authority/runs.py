@@ -31,7 +31,8 @@ import pandas as pd
 
 from lib.authority.models import MODELS_BY_ID, AuthorityModel, load_models, prices, providers_by_id
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import CollectionSummary, any_answer, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import CollectionSummary, any_answer
 from lib.llm.store import RawStore, request_key
 
 EXPERIMENTS = {"pilot": "authority_pilot", "main": "authority_main"}

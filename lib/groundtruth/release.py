@@ -99,8 +99,10 @@ from lib.groundtruth import demographics as demo
 from lib.groundtruth.loaders import _parse_list
 from lib.groundtruth.schema import SchemaError, validate
 from lib.groundtruth.world import World, author_indicators, coauthorship_edges, save_world
-from lib.llm.release import DOI, DOI_URL
 
+#: the LLMScholarBench data release on Zenodo (raw responses and these OA tables)
+DOI = "10.5281/zenodo.20417107"
+DOI_URL = f"https://doi.org/{DOI}"
 DEFAULT_SRC = paths.DOWNLOADS / "llmscholarbench"
 DEFAULT_DEST = paths.DOWNLOADS / "ground_truth"
 APS_DATASETS_URL = "https://journals.aps.org/datasets"

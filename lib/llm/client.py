@@ -194,7 +194,7 @@ class Endpoint:
     #: consecutive connection/timeout/5xx tries that stop the collection (EndpointDownError)
     breaker_after: int = 20
     #: fraction of planned requests that may end a collection still failed (retryable) before
-    #: it raises :class:`lib.llm.collect.IncompleteCollectionError` (profile llm.max_failed_fraction)
+    #: it raises :class:`lib.llm.kernel.IncompleteCollectionError` (profile llm.max_failed_fraction)
     max_failed_fraction: float = 0.01
     headers: dict = field(default_factory=dict)
     #: requests per minute let out by the client's token bucket (:class:`RateLimiter`); None: no limit
@@ -362,8 +362,13 @@ class Request:
 
     @property
     def prompt_sha256(self) -> str:
-        from lib.llm.prompts import prompt_sha256
         return prompt_sha256(list(self.messages))
+
+
+def prompt_sha256(msgs: list[dict[str, str]]) -> str:
+    """Hash of the exact messages sent, so a resumed run can detect a changed prompt."""
+    canon = "\x1e".join(f"{m['role']}\x1f{m['content']}" for m in msgs)
+    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
 def identity_user(replicate: int, attempt: int, try_: int | None = None) -> str:
@@ -402,7 +407,7 @@ def retry_wait(endpoint: "Endpoint", k: int, retry_after: float | None = None) -
     return min(endpoint.backoff_base_s * 2 ** (k - 1), endpoint.backoff_max_s)
 
 
-def _retry_after(value: str | None) -> float | None:
+def parse_retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
     if not value:
         return None
@@ -416,16 +421,16 @@ def _retry_after(value: str | None) -> float | None:
             return None
 
 
-def _scrub(obj: Any, secret: str | None) -> Any:
+def scrub(obj: Any, secret: str | None) -> Any:
     """Replace every occurrence of the key in strings (a provider may echo headers in an error)."""
     if not secret:
         return obj
     if isinstance(obj, str):
         return obj.replace(secret, "[REDACTED]")
     if isinstance(obj, dict):
-        return {_scrub(k, secret): _scrub(v, secret) for k, v in obj.items()}
+        return {scrub(k, secret): scrub(v, secret) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_scrub(v, secret) for v in obj]
+        return [scrub(v, secret) for v in obj]
     return obj
 
 
@@ -523,7 +528,7 @@ class ChatClient:
             err = first.get("error") if isinstance(first, dict) else None
         err_text = json.dumps(err, ensure_ascii=False) if err else (r.text[:500] if payload is None else "")
         base = dict(status=status, payload=payload, latency_s=latency,
-                    retry_after=_retry_after(r.headers.get("retry-after")))
+                    retry_after=parse_retry_after(r.headers.get("retry-after")))
         if status == 200:
             if err:
                 return _Try("body_error", message=(err.get("message") if isinstance(err, dict) else str(err)) or err_text, **base)
@@ -540,7 +545,7 @@ class ChatClient:
 
     def rejected(self, t: _Try, req: Request, key: str | None) -> RejectedError:
         """The error that stops this provider: who refused what, the status, the body, the hint."""
-        body = _scrub(t.message.partition(": ")[2] if t.message.startswith("HTTP ") else t.message, key) or "(empty body)"
+        body = scrub(t.message.partition(": ")[2] if t.message.startswith("HTTP ") else t.message, key) or "(empty body)"
         hint = rejection_hint(t.status, body, req.api_model, self.endpoint.api_key_env)
         who = f"provider {self.endpoint.name!r} ({self.endpoint.base_url})" if self.endpoint.name else self.endpoint.base_url
         return RejectedError(f"{who} refused model {req.api_model}: HTTP {t.status}: {body[:500]}. Hint: {hint}. "
@@ -634,4 +639,4 @@ class ChatClient:
             "started_at": started, "finished_at": _now(),
             "client": CLIENT_VERSION,
         }
-        return _scrub(rec, key)
+        return scrub(rec, key)

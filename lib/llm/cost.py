@@ -14,6 +14,7 @@ prices a model explicitly. This module knows no paper.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -201,3 +202,18 @@ def read_prices(path, id_column: str):
                                  f"(a number >= 0, or empty when unknown), got {v!r}")
             out[key].append(x)
     return pd.DataFrame(out)
+
+
+def dry_run(requests: Sequence, prices, *, output_tokens: int = 1000,
+            max_attempts: int = 3, base_url: str | None = None, file=None):
+    """Print what ``requests`` would send and cost, sending nothing, in the table of ``./run_all.sh
+    --dry-run`` (:func:`plan_table`, :func:`format_plan`); return its rows.
+    ``prices``: columns model, price_in, price_out (a paper's ``models.prices()``). Each request is
+    labelled with ``base_url``'s host, or without one the provider its model table routes it to."""
+    experiments = ", ".join(dict.fromkeys(r.experiment for r in requests)) or "no requests"
+    plan = PlannedCollection("command line", experiments, list(requests), output_tokens,
+                             f"{output_tokens} per attempt (--output-tokens)", max_attempts, prices=prices)
+    table = plan_table(plan, provider=endpoint_provider(base_url) if base_url else
+                       (lambda r: r.provider or "unrouted"))
+    print(format_plan(table), file=file or sys.stdout)
+    return table

@@ -9,7 +9,8 @@ This module knows no paper: it resolves each request's provider name to an
 :class:`~lib.llm.client.Endpoint` and collects every provider's share at once, each with its own
 client (so its own connections, concurrency, token bucket, circuit breaker and key) into the one
 raw store; a provider with ``batch: true`` takes the Batch API path (:mod:`lib.llm.batch`, its
-journal under ``<store>/batches/<provider>/``).
+journal under ``<store>/batches/<provider>/``). This layer splits and runs; which strategy each
+provider's share takes is the dispatcher's choice (:func:`lib.llm.collect.strategy`), passed in.
 
 Keys: before anything is sent, every provider the planned requests use must have its key variable
 set (:meth:`RoutedEndpoint.check_keys`); a missing one names the provider, the variable and the
@@ -21,17 +22,13 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Callable, Sequence
 
-from lib.config import BatchSettings
-from lib.llm.batch import _Run
 from lib.llm.client import Endpoint, FatalAPIError, Request
-from lib.llm.collect import (DEFAULT_COMPLETION_TOKENS, CollectionError, CollectionSummary, _check, _run_sync,
-                             check_complete, collect_async)
 from lib.llm.cost import price_map
+from lib.llm.kernel import (CollectionError, CollectionSummary, CollectOptions, Strategy, check_complete,
+                            count_completeness, run_sync)
 from lib.llm.spend import Ledger, Progress
-from lib.llm.labels import llmcaller_validate
 from lib.llm.store import RawStore
 
 log = logging.getLogger("lib.llm.providers")
@@ -113,30 +110,17 @@ class RoutedEndpoint:
                 f"export {v}=<key> before running" for n, v in missing) + "; nothing was sent")
 
 
-async def _one(name: str, reqs: list[Request], store: RawStore, ep: Endpoint, max_attempts: int,
-               validate: Callable, ledger: Ledger, bars: Progress | None) -> CollectionSummary:
-    opts = BatchSettings.from_dict(ep.batch)
-    if ep.mode != "batch" or len(reqs) < opts.min_requests:
-        return await collect_async(reqs, store, ep, max_attempts=max_attempts, validate=validate, ledger=ledger,
-                                   bars=bars)
-    before = sum(len(store.attempts(r)) for r in reqs)
-    run = _Run(reqs, store, ep, opts, max_attempts, validate, None, provider=name, ledger=ledger)
-    try:
-        summary = await run.run()
-    finally:
-        run.journal.close()
-    summary.attempts_written = sum(len(store.attempts(r)) for r in reqs) - before
-    return summary
-
-
 async def _collect_all(groups: dict[str, list[Request]], store: RawStore, routed: RoutedEndpoint,
-                       max_attempts: int, transport, validate: Callable, ledger: Ledger,
+                       options: CollectOptions, choose: Callable[[Endpoint, int], Strategy], ledger: Ledger,
                        bars: Progress | None) -> dict[str, object]:
-    """Every provider's share at once; provider -> its summary or the exception that stopped it (a
-    failing provider does not stop the others: what they collect is stored either way)."""
-    eps = {n: routed.providers[n] if transport is None else replace(routed.providers[n], transport=transport)
+    """Every provider's share at once, each by the strategy ``choose`` gives its endpoint; provider ->
+    its summary or the exception that stopped it (a failing provider does not stop the others: what
+    they collect is stored either way)."""
+    eps = {n: routed.providers[n] if options.transport is None else replace(routed.providers[n],
+                                                                               transport=options.transport)
            for n in groups}
-    results = await asyncio.gather(*(_one(n, groups[n], store, eps[n], max_attempts, validate, ledger, bars)
+    results = await asyncio.gather(*(choose(eps[n], len(groups[n])).run(groups[n], store, eps[n], options,
+                                                                         ledger=ledger, bars=bars, provider=n)
                                      for n in groups), return_exceptions=True)
     return dict(zip(groups, results))
 
@@ -149,24 +133,22 @@ def _merge(total: CollectionSummary, s: CollectionSummary) -> None:
     total.seconds = max(total.seconds, s.seconds)       # the providers ran at the same time
 
 
-def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, *, store_root: Path | str | None = None,
-                   max_attempts: int = 3, transport=None, write_index: bool = True,
-                   validate: Callable = llmcaller_validate, prices=None,
-                   completion_tokens: int | Callable[[Request], int] = DEFAULT_COMPLETION_TOKENS,
-                   progress: bool = True) -> CollectionSummary:
-    """:func:`lib.llm.collect.collect` over several providers (module docstring). Routing and keys are
-    checked for every request before anything is sent; then each provider's share runs at once, against
-    one budget (``llm.budget_usd``: one :class:`~lib.llm.spend.Ledger` for all providers) and with one
-    progress bar per provider.
+def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, options: CollectOptions,
+                   choose: Callable[[Endpoint, int], Strategy]) -> CollectionSummary:
+    """A collection over several providers (module docstring). Routing and keys are checked for every
+    request before anything is sent; then each provider's share runs at once by the strategy
+    ``choose(endpoint, n_requests)`` gives it, against one budget (``llm.budget_usd``: one
+    :class:`~lib.llm.spend.Ledger` for all providers) and with one progress bar per provider.
     The summary adds up the providers' (``providers``: name -> its own summary); the first provider
     that failed (key refused, endpoint down, incomplete) raises after all have finished and stored."""
+    max_attempts = options.max_attempts
     requests = list(requests)
     groups = routed.split(requests)
     routed.check_keys(groups)
     total = CollectionSummary(requests=len(requests))
-    with RawStore(store_root) as store:
-        expect = completion_tokens if callable(completion_tokens) else (lambda r: r.max_tokens or completion_tokens)
-        ledger = Ledger(price_map(prices, routed.prices), provider_of=routed.provider_of, completion_tokens=expect,
+    with RawStore(options.store_root) as store:
+        ledger = Ledger(price_map(options.prices, routed.prices), provider_of=routed.provider_of,
+                        completion_tokens=options.expected_completion(),
                         budget_usd=routed.budget_usd, spent_usd=store.spent_usd,
                         spent_by_provider=store.spent_by_provider)
         if ledger.budget_usd is not None and (unpriced := ledger.unpriced(requests)):
@@ -175,9 +157,9 @@ def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, *, store
                              f"{{input: USD, output: USD}}}} per million tokens); nothing was sent")
         todo = {n: sum(store.next_attempt(r, max_attempts) is not None for r in g) for n, g in groups.items()}
         bars = (Progress({n: len(g) for n, g in groups.items()}, initial={n: len(g) - todo[n] for n, g in groups.items()})
-                if progress and requests else None)
+                if options.progress and requests else None)
         try:
-            results = _run_sync(_collect_all(groups, store, routed, max_attempts, transport, validate, ledger, bars))
+            results = run_sync(_collect_all(groups, store, routed, options, choose, ledger, bars))
         finally:
             if bars is not None:
                 bars.close()
@@ -187,9 +169,9 @@ def collect_routed(requests: Sequence[Request], routed: RoutedEndpoint, *, store
                 _merge(total, s)
                 total.providers[name] = s
                 log.info("provider %s: %s", name, s.line())
-        _check(total, store, requests, max_attempts)
-    if write_index:
-        RawStore(store_root).write_index()
+        count_completeness(total, store, requests, max_attempts)
+    if options.write_index:
+        RawStore(options.store_root).write_index()
     errors = {n: e for n, e in results.items() if isinstance(e, BaseException)}
     for kind in (FatalAPIError, CollectionError, BaseException):
         for name, e in errors.items():

@@ -9,7 +9,7 @@ already cost (:attr:`lib.llm.store.RawStore.spent_usd`, summed from those fields
 opens), so a resumed run counts earlier runs and no counter file can drift from the store. A
 reservation that would pass the budget stops the collection: nothing more is sent, attempts in
 flight finish and are stored, and the collector raises
-:class:`lib.llm.collect.BudgetExceeded`.
+:class:`lib.llm.kernel.BudgetExceeded`.
 
 :class:`Progress`: one tqdm bar per provider (requests done of total, rate, ETA, and the cost
 so far as the postfix), updated at most every ``interval`` seconds so the per-request path of

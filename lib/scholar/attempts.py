@@ -13,7 +13,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from lib.llm import labels
+from lib.scholar import labels
 
 #: provenance kept per attempt from the raw record (lib.llm.client's flat record)
 RECORD_COLUMNS = ("request_id", "status", "http_status", "tries", "served_model", "provider", "system_fingerprint",
@@ -26,7 +26,7 @@ def attempt_table(records: pd.DataFrame, models: pd.DataFrame) -> pd.DataFrame:
     """One row per stored attempt with both label sets, the chosen attempts and provenance.
 
     ``records``: :meth:`lib.llm.store.RawStore.records`; ``models``: :func:`lib.scholar.models.load_models`.
-    Labels: :func:`lib.llm.labels.label_attempts` in faithful mode (``label`` = the reference's
+    Labels: :func:`lib.scholar.labels.label_attempts` in faithful mode (``label`` = the reference's
     label, ``valid_attempt`` its chosen attempt, reference §2.1–2.2) plus the paper's seven labels
     (``label_paper``) and the attempt they choose (``valid_attempt_paper``: the lowest ``valid``,
     else ``verbose``, paper label). ``run`` is the replicate index (it stands for the paper's

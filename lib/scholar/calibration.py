@@ -16,7 +16,7 @@ response validity". The rule is the release's (reference §2.12,
 3. score = f_score × f_valid; the highest score wins, ties go to the lower temperature.
 
 All functions take tables (one chunk of rows in, a table out). Inputs: the labelled attempts of
-:func:`lib.llm.labels.label_attempts` and the name rows of :func:`lib.llm.labels.name_rows` with
+:func:`lib.scholar.labels.label_attempts` and the name rows of :func:`lib.scholar.labels.name_rows` with
 a boolean ``matched`` column (:func:`lib.scholar.matching.match_names`).
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ def representative_attempts(labelled: pd.DataFrame, *, label_col: str = "label")
     """One row per request: its chosen attempt (``valid_attempt``), else its last attempt.
 
     Reference §2.12 step 1 ("the valid attempt with the lowest number, else the last attempt");
-    the valid attempt is the one :func:`lib.llm.labels.set_attempt_validity` marked (lowest
+    the valid attempt is the one :func:`lib.scholar.labels.set_attempt_validity` marked (lowest
     ``valid``, else lowest ``verbose``). ``label_col`` names the label reported for that attempt.
     """
     _need(labelled, [*REQUEST_KEYS, "attempt", "valid_attempt", label_col], "labelled attempts")

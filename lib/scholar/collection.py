@@ -34,8 +34,8 @@ class Responses:
     @property
     def partial(self) -> dict[str, float]:
         """Models that answered too few of their requests in these experiments (the raw store's
-        coverage, :func:`lib.llm.collect.partial_models`): model -> answered share."""
-        from lib.llm.collect import partial_models
+        coverage, :func:`lib.llm.coverage.partial_models`): model -> answered share."""
+        from lib.llm.coverage import partial_models
 
         return {m: e["share"] for x in self.experiments for m, e in partial_models(experiment=x).items()}
 
@@ -61,13 +61,14 @@ def _collected(cfg: config.Profile, models: pd.DataFrame, experiment: str, plan)
     from lib.llm.collect import collect
     from lib.scholar import models as lsb_models
     from lib.scholar import plan as lsb_plan
+    from lib.scholar.labels import llmcaller_validate
 
     world = inputs.reference_dataset(cfg) if _real_endpoint(cfg) else load_world(cfg.seed, cfg.world.n_authors)
     with endpoints.open_endpoint(cfg, world=world) as endpoint:
         requests, description = plan(endpoint.model_id)
         print(description)
         summary = collect(requests, endpoint, max_attempts=cfg.llm.max_attempts, prices=lsb_models.prices(models),
-                          completion_tokens=lsb_plan.expected_completion)
+                          completion_tokens=lsb_plan.expected_completion, validate=llmcaller_validate)
     return Responses("collect", world, models, (experiment,), requests, summary.line())
 
 

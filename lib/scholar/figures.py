@@ -38,7 +38,7 @@ MISSING_NOTES = {"consistency": "no data\n(needs ≥ 2 runs)"}
 #: One colour per provider family (reference §2.11: tab10 in this order).
 FAMILY_ORDER = ("deepseek", "gemma", "gemini", "grok", "gpt", "llama", "mistral", "qwen3")
 FAMILY_PALETTE = {f: plt.get_cmap("tab10").colors[i] for i, f in enumerate(FAMILY_ORDER)}
-#: Refusal reasons (lib.llm.refusals.DISPLAY_ORDER) in a fixed palette.
+#: Refusal reasons (lib.scholar.refusals.DISPLAY_ORDER) in a fixed palette.
 REASON_COLORS: dict[str, str] = {
     "Contradictory request": "#4c72b0", "Lack of information": "#dd8452",
     "Unethical request": "#c44e52", "Other or no explanation": "#8c8c8c",

@@ -93,9 +93,9 @@ def ground_truth_errors(prof: config.Profile, where: str) -> list[str]:
 
 def import_release(cfg: config.Profile):
     """Tier A: the release's ground truth (a :class:`~lib.groundtruth.world.World`) and its raw
-    responses imported into the raw store (:func:`lib.llm.release.import_release`; resumes)."""
+    responses imported into the raw store (:func:`lib.scholar.release.import_release`; resumes)."""
     from lib.groundtruth.release import load_release
-    from lib.llm import release
+    from lib.scholar import release
 
     world = load_release(cfg.real_path("ground_truth_dir"),
                          accept_modified="ground_truth_dir" in cfg.accept_modified_releases)

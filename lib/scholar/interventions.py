@@ -182,7 +182,7 @@ def refusal_table(sources: Mapping[str, pd.DataFrame], assign: Callable, *, mode
     """Every attempt of every configuration, with the reason of its refusal (reference §2.4).
 
     ``sources`` maps 'temperature' / 'interventions' to an attempts table; ``assign`` is
-    :func:`lib.llm.refusals.assign_reasons` (or a stand-in with its output columns). Refusals are
+    :func:`lib.scholar.refusals.assign_reasons` (or a stand-in with its output columns). Refusals are
     attempts whose flag is 1 with a text: the raw output (``result_original_output``, the
     reasoning trace for reasoning models), else ``result_original_message``. Returns one row per
     attempt in a configuration: configuration, model, access, size_class, model_class, task,
@@ -226,7 +226,7 @@ def reason_shares(table: pd.DataFrame, by: str | None = None, *, reasons: Sequen
     of ``reasons`` gets a row (share 0 when absent). Returns configuration, [by], reason, count,
     total, share, note.
     """
-    from lib.llm.refusals import DISPLAY_ORDER
+    from lib.scholar.refusals import DISPLAY_ORDER
 
     reasons = list(reasons or DISPLAY_ORDER)
     _need(table, ["configuration", "refused", "cluster_name"] + ([by] if by else []), "reason_shares(table)")
@@ -257,7 +257,7 @@ def reason_examples(table: pd.DataFrame, *, per_reason: int = 2, chars: int = 30
     to the best category, so the order still applies. Returns reason, configuration, model, task,
     cluster_sim, text.
     """
-    from lib.llm.refusals import DISPLAY_ORDER, norm_text
+    from lib.scholar.refusals import DISPLAY_ORDER, norm_text
 
     _need(table, ["refused", "cluster_name", "cluster_sim", "text", "configuration", "model", "task"],
           "reason_examples(table)")
@@ -277,7 +277,7 @@ def reason_examples(table: pd.DataFrame, *, per_reason: int = 2, chars: int = 30
 def task_label(task: pd.Series, param: pd.Series) -> pd.Series:
     """The task names of Fig. A.5: the family, with twins split into twins-real (famous and
     random scientists) and twins-fake (politicians, movie characters, fictitious names)."""
-    from lib.llm.prompts import TWINS_FAKE
+    from lib.scholar.prompts import TWINS_FAKE
 
     fake = param.isin(TWINS_FAKE)
     out = task.astype(str).where(task != "twins", np.where(fake, "twins-fake", "twins-real"))

@@ -17,9 +17,9 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from lib.llm import prompts
-from lib.llm.collect import build_requests
+from lib.llm.client import Request
 from lib.llm.cost import PlannedCollection
+from lib.scholar import prompts
 
 TOKENS_PER_NAME, FRAMING_TOKENS = 8, 20
 ASSUMPTION = ("JSON list of names, ~8 tokens per name + 20: 100 names (top_100, constrained), 5 (top_5), "
@@ -35,6 +35,39 @@ def expected_completion(request) -> int:
 def task_params(families: Sequence[str], params_per_family: int) -> list[str]:
     """The first ``params_per_family`` task parameters of each family, in the release's order (0 = all)."""
     return [tp.param for fam in families for tp in prompts.task_params([fam])[:params_per_family or None]]
+
+
+def build_requests(models, *, experiment: str, families: Sequence[str] | None = None,
+                   params: Sequence[str] | None = None, replicates: int = 1, temperatures="calibrated",
+                   seed: int | None = None, max_tokens: int | None = None, model_id: str = "api_model") -> list[Request]:
+    """The request plan: every model x task parameter x temperature x replicate.
+
+    ``models`` is (a subset of) :func:`lib.scholar.models.load_models`; ``temperatures`` is
+    'calibrated' (each model's own, paper App. A.3) or a list (the calibration grid). Gemini
+    rows get no system message (reference §1.2); grounded rows (the RAG configurations) ask for the
+    provider's web search (:data:`lib.llm.client.GROUNDING`). ``model_id`` is 'api_model' or 'key'.
+    Each request carries its row's ``provider`` (the routing of :func:`lib.scholar.models.routing`).
+    """
+    if model_id not in ("api_model", "key"):
+        raise ValueError(f"build_requests: model_id must be 'api_model' or 'key', got {model_id!r}")
+    tps = [tp for tp in prompts.task_params(families) if params is None or tp.param in params]
+    if params is not None:
+        unknown = sorted(set(params) - {tp.param for tp in tps})
+        if unknown:
+            raise KeyError(f"build_requests: unknown parameters {unknown} for families {families or 'all'}")
+    out = []
+    for m in models.itertuples(index=False):
+        temps = [float(m.temperature)] if isinstance(temperatures, str) and temperatures == "calibrated" else [float(t) for t in temperatures]
+        for tp in tps:
+            msgs = tuple(prompts.messages(tp.family, tp.param, system_message=bool(m.system_message)))
+            for t in temps:
+                for rep in range(replicates):
+                    out.append(Request(experiment=experiment, model=m.key, api_model=getattr(m, model_id),
+                                       task=tp.family, param=tp.param, temperature=t, replicate=rep, messages=msgs,
+                                       seed=seed, max_tokens=max_tokens, sub_provider=m.sub_provider,
+                                       grounded=bool(getattr(m, "grounded", False)),
+                                       provider=getattr(m, "provider", None)))
+    return out
 
 
 def calibration_requests(models: pd.DataFrame, *, temperatures, families: Sequence[str], params_per_family: int,

@@ -42,17 +42,17 @@ QUIRKS = [
      "corrected": "NaN for every attribute (excluded from means)",
      "effect": "gender/ethnicity parity pulled towards 0.5 for hallucination-heavy models; quick profile: NaN instead of 0.5 for prominence moves per-model means by ≤ 0.004 and Fig. 2 group means by ≤ 0.0005"},
     {"quirk": "pretty-printed wrapper objects labelled invalid",
-     "where": "lib.llm.labels (_repair_faithful)",
+     "where": "lib.scholar.labels (_repair_faithful)",
      "faithful": "the wrapper unwrap matches exact strings ('{\"Scientists\": ['); a pretty-printed '{ \"Scientists\": [' is missed, the answer starting with '{' is wrapped in '[', the text up to the first ']' does not parse → invalid",
      "corrected": "the companion repair unwraps any spacing → verbose",
      "effect": "lowers validity for models that wrap their list; quick profile: counted in the label row below"},
     {"quirk": "truncated lists after a text preamble labelled invalid",
-     "where": "lib.llm.labels (_repair_faithful)",
+     "where": "lib.scholar.labels (_repair_faithful)",
      "faithful": "a list without ']' is closed after its last '}' unless start_index + last_curly > len(text): a preamble longer than what follows the last '}' rejects it → invalid",
      "corrected": "closed after the last complete object whatever precedes it → verbose",
      "effect": "lowers validity for verbose models cut off mid-list; quick profile: counted in the label row below"},
     {"quirk": "the reference repair's string fixes and element checks",
-     "where": "lib.llm.labels (_repair_faithful, _final_faithful)",
+     "where": "lib.scholar.labels (_repair_faithful, _final_faithful)",
      "faithful": "every fix of extract_and_convert_to_dict in its order: '0},' → '0\"},' (breaks \"Career Age\": 10},), 'Name ' → '\"Name\": ' anywhere, head/tail markers ('While many distinguished individuals' keeps the text before); a list whose first element is not an object is invalid; 'Dr.' stays in repaired names (§2.2 then empties them)",
      "corrected": "the companion repair: targeted key fixes, any embedded or wrapped list, titles stripped inside names",
      "effect": "quick profile, all label quirks together: 37 of 3,873 intervention attempts change label (12 chosen attempts); largest change of a per-model mean 0.070 (grok-4-fast factuality_seniority), of a Fig. 2 group mean 0.029 (proprietary factuality_field; validity ≤ 0.009)"},
@@ -125,17 +125,17 @@ def corrected_decisions(attempts: pd.DataFrame, authors: pd.DataFrame, *,
     (pretty-printed wrappers, truncated lists after a preamble, the string fixes) and the choice
     among tied homonyms. Here each attempt takes its label and name rows under the companion
     repair (``label_repair_corrected`` / ``names_repair_corrected`` of
-    :func:`lib.llm.labels.label_attempts`, where they differ), the chosen attempt per request is
+    :func:`lib.scholar.labels.label_attempts`, where they differ), the chosen attempt per request is
     picked again, and the names are matched with ties going to the first author in ground-truth
     order (:func:`lib.scholar.attempts.name_table` with ``reference_ties=False``).
     Returns (attempts, names) shaped as notebook 02's tables (names: faithful mode only).
     """
     from lib.scholar import attempts as lsb_attempts
-    from lib.llm import labels
+    from lib.scholar import labels
 
     missing = [c for c in ("label_repair_corrected", "names_repair_corrected") if c not in attempts.columns]
     if missing:
-        raise KeyError(f"corrected_decisions: attempts table lacks {missing}; relabel it with lib.llm.labels.label_attempts")
+        raise KeyError(f"corrected_decisions: attempts table lacks {missing}; relabel it with lib.scholar.labels.label_attempts")
     att = attempts.copy()
     alt = att["label_repair_corrected"].notna()
     att["names_reference"] = [_cell(c) if a else _cell(n) for a, c, n in

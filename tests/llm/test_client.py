@@ -26,9 +26,12 @@ import httpx
 import pytest
 
 from lib import paths
-from lib.llm import labels, prompts
-from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request, _retry_after, attempt_seed
-from lib.llm.collect import build_requests, collect, dry_run
+from lib.scholar import labels, prompts
+from lib.llm.client import ChatClient, Endpoint, FatalAPIError, Request, parse_retry_after, attempt_seed
+from lib.llm.collect import collect
+from lib.llm.cost import dry_run
+from lib.scholar.labels import llmcaller_validate
+from lib.scholar.plan import build_requests
 from lib.llm.store import RawStore
 from lib.scholar.models import load_models
 
@@ -166,7 +169,7 @@ def server():
 
 def test_collects_every_request_keeps_first_valid_and_records_provenance(server, tmp_path):
     reqs = _requests()
-    summary = collect(reqs, _fast(server.url), store_root=tmp_path)
+    summary = collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate)
     recs = RawStore(tmp_path).records()
     assert summary.requests == len(reqs) and summary.attempts_written == len(recs)
     by_req = recs.groupby(["model", "task", "param", "replicate"])
@@ -182,13 +185,13 @@ def test_collects_every_request_keeps_first_valid_and_records_provenance(server,
     assert recs["latency_s"].gt(0).all() and recs["started_at"].le(recs["finished_at"]).all()
     assert (recs["attempt"] > 1).any(), "the canned answers should force some re-asks"
     # re-running is a no-op: everything is complete
-    again = collect(reqs, _fast(server.url), store_root=tmp_path)
+    again = collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate)
     assert again.already_complete == len(reqs) and again.attempts_written == 0
 
 
 def test_replicates_and_attempts_get_distinct_seeds_and_headers(server, tmp_path):
     reqs = _requests(models=("m-a",), families=("top_k",), replicates=3)
-    collect(reqs, _fast(server.url), store_root=tmp_path)
+    collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate)
     recs = RawStore(tmp_path).records()
     seeds = recs.assign(seed=recs["request"].map(lambda b: b["seed"])).groupby("param")["seed"]
     assert (seeds.nunique() == seeds.size()).all(), "each (replicate, attempt) must send its own seed"
@@ -201,7 +204,7 @@ def test_replicates_and_attempts_get_distinct_seeds_and_headers(server, tmp_path
 def test_fault_storm_completes_with_correct_api_error_labels(tmp_path):
     """Provider-returned errors (HTTP 200 error bodies) that outlast the retries are attempts
     (api_error); 429/500/timeouts that do are failed tries, and re-runs resume them until done."""
-    from lib.llm.collect import IncompleteCollectionError
+    from lib.llm.kernel import IncompleteCollectionError
     from lib.llm.store import INFRA_KINDS
 
     srv = FakeOpenAI(faults={"429": 0.20, "500": 0.05, "timeout": 0.02, "body_error": 0.04},
@@ -213,7 +216,7 @@ def test_fault_storm_completes_with_correct_api_error_labels(tmp_path):
             runs += 1
             try:
                 summary = collect(reqs, _fast(srv.url, timeout_s=0.25, max_tries=3, max_failed_fraction=0.0),
-                                  store_root=tmp_path)
+                                  store_root=tmp_path, validate=llmcaller_validate)
                 break
             except IncompleteCollectionError as e:
                 incomplete += 1
@@ -271,7 +274,7 @@ def test_canary_key_is_sent_but_never_stored_or_logged(tmp_path, monkeypatch, ca
     try:
         reqs = _requests(families=("top_k", "twins"), replicates=2)
         collect(reqs, _fast(srv.url, api_key_env="LLM_TEST_CANARY_KEY", max_tries=2,
-                                   max_failed_fraction=1.0), store_root=tmp_path / "raw")
+                                   max_failed_fraction=1.0), store_root=tmp_path / "raw", validate=llmcaller_validate)
     finally:
         logging.getLogger("lib.llm").removeHandler(handler)
         handler.close()
@@ -291,10 +294,10 @@ def test_missing_or_rejected_key_stops_without_storing(tmp_path, monkeypatch):
     try:
         monkeypatch.delenv("LLM_TEST_NO_KEY", raising=False)
         with pytest.raises(FatalAPIError, match="LLM_TEST_NO_KEY"):
-            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path)
+            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path, validate=llmcaller_validate)
         monkeypatch.setenv("LLM_TEST_NO_KEY", "wrong")
         with pytest.raises(FatalAPIError, match="HTTP 401"):
-            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path)
+            collect(_requests()[:2], _fast(srv.url, api_key_env="LLM_TEST_NO_KEY"), store_root=tmp_path, validate=llmcaller_validate)
     finally:
         srv.close()
     assert RawStore(tmp_path).records().empty
@@ -385,7 +388,7 @@ def test_refused_collection_fails_without_storing(tmp_path):
     ep = _fast("http://mock/v1")
     with pytest.raises(RejectedError, match="HTTP 400"):
         collect(_requests()[:6], ep, store_root=tmp_path, progress=False,
-                transport=_mock(lambda r: httpx.Response(400)))
+                transport=_mock(lambda r: httpx.Response(400)), validate=llmcaller_validate)
     assert RawStore(tmp_path).records().empty
 
 
@@ -517,10 +520,10 @@ def test_grounding_metadata_is_found_where_each_provider_puts_it():
 
 
 def test_retry_after_parsing():
-    assert _retry_after("3") == 3.0 and _retry_after("0.5") == 0.5 and _retry_after(None) is None
+    assert parse_retry_after("3") == 3.0 and parse_retry_after("0.5") == 0.5 and parse_retry_after(None) is None
     future = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 30))
-    assert 25 < _retry_after(future) <= 31
-    assert _retry_after("soon") is None
+    assert 25 < parse_retry_after(future) <= 31
+    assert parse_retry_after("soon") is None
 
 
 def test_endpoint_validation_names_the_key():
@@ -540,14 +543,14 @@ def test_endpoint_validation_names_the_key():
 
 
 def test_collect_cli_names_a_bad_url_and_an_unusable_store(tmp_path, capsys):
-    from lib.llm.collect import main
+    from lib.scholar.cli import main
 
     with pytest.raises(SystemExit) as exc:
-        main(["--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k", "--base-url", "not a url"])
+        main(["collect", "--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k", "--base-url", "not a url"])
     assert exc.value.code == 2 and "endpoint.base_url must be an http(s) URL" in capsys.readouterr().err
     a_file = tmp_path / "store"
     a_file.write_text("x")
-    assert main(["--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k",
+    assert main(["collect", "--experiment", "x", "--models", "llama-3.1-8b", "--families", "top_k",
                  "--base-url", "http://127.0.0.1:9/v1", "--store", str(a_file)]) == 1
     assert f"raw store {a_file}: a file is in the way" in capsys.readouterr().err
 
@@ -582,7 +585,7 @@ def test_build_requests_and_dry_run(capsys):
 
 
 def test_cli_dry_run_prints_the_plan():
-    out = subprocess.run([sys.executable, "-m", "lib.llm.collect", "--dry-run", "--experiment", "x",
+    out = subprocess.run([sys.executable, "-m", "lib.scholar.cli", "collect", "--dry-run", "--experiment", "x",
                           "--models", "llama-3.1-8b,qwen3-8b", "--replicates", "2"],
                          capture_output=True, text=True, cwd=paths.ROOT, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -592,14 +595,16 @@ def test_cli_dry_run_prints_the_plan():
 # ---- crash safety: SIGKILL the collector at 20 random points and resume -----------------------
 WRITER = """
 import sys
-from lib.llm import prompts
+from lib.scholar import prompts
 from lib.llm.client import Endpoint, Request
 from lib.llm.collect import collect
+from lib.scholar.labels import llmcaller_validate
 url, root = sys.argv[1], sys.argv[2]
 reqs = [Request(experiment="kill", model=m, api_model=m, task=tp.family, param=tp.param, temperature=0.5,
                 replicate=r, messages=tuple(prompts.messages(tp.family, tp.param)), seed=3)
         for m in ("m-a", "m-b") for tp in prompts.task_params(["top_k", "epoch", "field", "seniority"]) for r in range(3)]
-collect(reqs, Endpoint(base_url=url, max_concurrency=3, backoff_base_s=0.005), store_root=root, write_index=False)
+collect(reqs, Endpoint(base_url=url, max_concurrency=3, backoff_base_s=0.005), store_root=root, write_index=False,
+        validate=llmcaller_validate)
 """
 
 
@@ -687,13 +692,13 @@ def test_collect_works_inside_a_running_event_loop(server, tmp_path):
     reqs = _requests(models=("m-a",), families=("top_k",), replicates=1)
 
     async def notebook_cell():
-        return collect(reqs, _fast(server.url), store_root=tmp_path)
+        return collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate)
     summary = asyncio.run(notebook_cell())
     assert summary.requests == 2 and len(RawStore(tmp_path).records()) == summary.attempts_written > 0
 
 
 def test_free_text_tasks_end_at_the_first_non_empty_answer(server, tmp_path):
-    from lib.llm.collect import any_answer
+    from lib.llm.kernel import any_answer
 
     reqs = [Request(experiment="free", model="m-a", api_model="m-a", task="authority", param=f"q{i}",
                     temperature=0.5, replicate=0, messages=({"role": "user", "content": f"Pick a paper {i}"},))
@@ -715,7 +720,7 @@ def _panel(authors_path: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
 
 
 def _collector(url: str, store: Path, **kw) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "lib.llm.collect", "--experiment", "down", "--models", "llama-3.1-8b,gpt-oss-20b",
+    cmd = [sys.executable, "-m", "lib.scholar.cli", "collect", "--experiment", "down", "--models", "llama-3.1-8b,gpt-oss-20b",
            "--families", "top_k,epoch", "--replicates", "6", "--seed", "3", "--base-url", url, "--model-id", "key",
            "--max-concurrency", "4", "--store", str(store)]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=paths.ROOT,
@@ -764,17 +769,17 @@ def test_panel_killed_mid_collection_stops_non_zero_then_resumes_with_nothing_lo
 
 
 def test_tiny_timeout_trips_the_breaker_fast_and_stores_no_attempt(server, tmp_path):
-    from lib.llm.collect import EndpointDown
+    from lib.llm.kernel import EndpointDown
 
     reqs = _requests(families=("top_k", "epoch"), replicates=3)
     t0 = time.monotonic()
     with pytest.raises(EndpointDown, match=r"looks down: \d+ consecutive infrastructure failures \(last: timeout") as e:
-        collect(reqs, _fast(server.url, timeout_s=0.0001, backoff_base_s=0.01, max_tries=5), store_root=tmp_path)
+        collect(reqs, _fast(server.url, timeout_s=0.0001, backoff_base_s=0.01, max_tries=5), store_root=tmp_path, validate=llmcaller_validate)
     assert time.monotonic() - t0 < 5
     assert f"0 of {len(reqs)} requests done" in str(e.value) and e.value.summary.failed == len(reqs)
     assert RawStore(tmp_path).records().empty, "a timeout is not a model's answer"
     # with the endpoint healthy again the same store resumes from scratch
-    assert collect(reqs, _fast(server.url), store_root=tmp_path).failed == 0
+    assert collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate).failed == 0
 
 
 def test_a_malformed_store_line_is_quarantined_and_collection_goes_on(server, tmp_path):
@@ -782,7 +787,7 @@ def test_a_malformed_store_line_is_quarantined_and_collection_goes_on(server, tm
     shard = tmp_path / "t" / "m-a.jsonl"
     shard.parent.mkdir(parents=True)
     shard.write_text('["a", "list"]\n')
-    summary = collect(reqs, _fast(server.url), store_root=tmp_path)
+    summary = collect(reqs, _fast(server.url), store_root=tmp_path, validate=llmcaller_validate)
     assert summary.quarantined == 1 and "1 malformed store lines quarantined" in summary.line()
     assert summary.answered + summary.ended_invalid == len(reqs) and summary.failed == 0
     assert "expected a JSON object, got a JSON list" in (tmp_path / "quarantine.jsonl").read_text()
@@ -791,12 +796,12 @@ def test_a_malformed_store_line_is_quarantined_and_collection_goes_on(server, tm
 def test_every_attempt_records_its_endpoint_and_another_endpoint_never_resumes_it(tmp_path):
     """Issue 26: answers crossed endpoints. Each attempt stores provider, host, served model,
     fingerprint and HTTP status; a run against another endpoint refuses the stored attempts."""
-    from lib.llm.collect import EndpointMismatchError
+    from lib.llm.kernel import EndpointMismatchError
 
     a, b = FakeOpenAI(), FakeOpenAI()
     try:
         reqs = _requests()[:4]
-        collect(reqs, _fast(a.url), store_root=tmp_path, progress=False)
+        collect(reqs, _fast(a.url), store_root=tmp_path, progress=False, validate=llmcaller_validate)
         recs = RawStore(tmp_path).records()
         assert (recs["endpoint_host"] == f"127.0.0.1:{a.port}").all() and (recs["http_status"] == 200).all()
         assert (recs["provider"] == "FakeProvider").all() and (recs["system_fingerprint"] == "fp_test").all()
@@ -805,9 +810,9 @@ def test_every_attempt_records_its_endpoint_and_another_endpoint_never_resumes_i
         assert (idx["endpoint_host"] == f"127.0.0.1:{a.port}").all()
         n_b = len(b.log)
         with pytest.raises(EndpointMismatchError, match=rf"127.0.0.1:{a.port}.*127.0.0.1:{b.port}"):
-            collect(reqs, _fast(b.url), store_root=tmp_path, progress=False)
+            collect(reqs, _fast(b.url), store_root=tmp_path, progress=False, validate=llmcaller_validate)
         assert len(b.log) == n_b            # nothing sent to the other endpoint
-        collect(reqs, _fast(b.url), store_root=tmp_path / "b", progress=False)       # a store of its own
+        collect(reqs, _fast(b.url), store_root=tmp_path / "b", progress=False, validate=llmcaller_validate)       # a store of its own
         assert (RawStore(tmp_path / "b").records()["endpoint_host"] == f"127.0.0.1:{b.port}").all()
     finally:
         a.close()
@@ -826,12 +831,12 @@ def test_a_corrupted_first_attempt_is_re_asked_of_the_panel_and_refused_for_a_re
     quarantined, and the run went on with one attempt fewer (label counts changed). Now the embedded
     panel is asked again (its answers are a function of the request: the same attempt comes back),
     and a real endpoint's lost attempt stops the collection, naming it, before anything is sent."""
-    from lib.llm.collect import LostAttemptsError
+    from lib.llm.kernel import LostAttemptsError
 
     reqs = _requests(replicates=3)
     panel = _fast(server.url, model_id="key")            # addressed by model key: the embedded panel
-    collect(reqs, panel, store_root=tmp_path / "p", progress=False)
-    collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)       # a real endpoint's store
+    collect(reqs, panel, store_root=tmp_path / "p", progress=False, validate=llmcaller_validate)
+    collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False, validate=llmcaller_validate)       # a real endpoint's store
     before = RawStore(tmp_path / "p").records()
     two = before[before["attempt"] == 2].iloc[0]
     for root in ("p", "r"):
@@ -841,7 +846,7 @@ def test_a_corrupted_first_attempt_is_re_asked_of_the_panel_and_refused_for_a_re
             r[k] == two[k] for k in ("task", "param", "replicate")))
         shard.write_bytes(b"".join(lines[:i] + [CORRUPTIONS[kind](json.loads(lines[i])) + b"\n"] + lines[i + 1:]))
     sent = len(server.log)
-    summary = collect(reqs, panel, store_root=tmp_path / "p", progress=False)
+    summary = collect(reqs, panel, store_root=tmp_path / "p", progress=False, validate=llmcaller_validate)
     assert summary.reasked_lost == 1 and summary.attempts_written == 1 and summary.quarantined == 1
     after = RawStore(tmp_path / "p").records()
     assert len(after) == len(before)
@@ -850,7 +855,7 @@ def test_a_corrupted_first_attempt_is_re_asked_of_the_panel_and_refused_for_a_re
     assert len(merged) == len(before) and (merged["content"] == merged["content_now"]).all()
     assert len(server.log) == sent + 1
     with pytest.raises(LostAttemptsError, match=r"1 stored attempts of 1 requests are lost.*quarantine.jsonl"):
-        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)
+        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False, validate=llmcaller_validate)
     assert len(server.log) == sent + 1                     # nothing sent
     with pytest.raises(LostAttemptsError):                  # and it stays refused: the shard no longer has the line
-        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False)
+        collect(reqs, _fast(server.url), store_root=tmp_path / "r", progress=False, validate=llmcaller_validate)

@@ -17,7 +17,9 @@ from lib.authority import models as ab_models
 from lib.authority import runs as ab_runs
 from lib.llm import client as llm_client
 from lib.llm.client import Request
-from lib.llm.collect import any_answer, build_requests, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import any_answer
+from lib.scholar.plan import build_requests
 from lib.llm.providers import MissingKeyError, RoutedEndpoint, RoutingError
 from lib.panel import Panel, serve_in_thread
 from lib.scholar import models as lsb_models

@@ -8,7 +8,8 @@ import pytest
 from lib.endpoints import IN_PROCESS_URL, PanelTransport
 from lib.llm import cost
 from lib.llm.client import Endpoint, Request
-from lib.llm.collect import BudgetExceeded, any_answer, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import BudgetExceeded, any_answer
 from lib.llm.store import RawStore
 
 
@@ -95,7 +96,7 @@ def test_read_prices_names_file_row_and_column(tmp_path):
 
 def test_dry_run_of_a_tiny_profile_against_a_hand_count(isolated_outputs, tmp_path, capsys):
     from lib import dryrun, pipeline
-    from lib.llm import prompts
+    from lib.scholar import prompts
     from lib.scholar.models import load_models
 
     prof_path = tmp_path / "tiny.yaml"

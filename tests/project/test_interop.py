@@ -33,7 +33,10 @@ from pathlib import Path
 import pytest
 
 from lib import config, endpoints, paths
-from lib.llm.collect import CollectionError, build_requests, collect
+from lib.llm.collect import collect
+from lib.llm.kernel import CollectionError
+from lib.scholar.labels import llmcaller_validate
+from lib.scholar.plan import build_requests
 from lib.llm.store import RawStore
 from lib.scholar import models as lsb_models
 
@@ -187,7 +190,7 @@ def _answers(store: Path) -> dict:
 
 def _collect(cfg, store: Path):
     with endpoints.open_endpoint(cfg) as ep:
-        return collect(_requests(), ep, store_root=store, progress=False)
+        return collect(_requests(), ep, store_root=store, progress=False, validate=llmcaller_validate)
 
 
 def _same_answers(tmp_path, panel, proxy, monkeypatch, mode):
@@ -228,7 +231,7 @@ def test_the_same_batch_run_through_litellm_and_direct_stores_the_same_answers(t
 
 
 def _cli(tmp_path, base_url: str, models: str, env: dict) -> tuple[subprocess.CompletedProcess, float]:
-    cmd = [sys.executable, "-m", "lib.llm.collect", "--experiment", "interop", "--models", models,
+    cmd = [sys.executable, "-m", "lib.scholar.cli", "collect", "--experiment", "interop", "--models", models,
            "--families", "top_k", "--model-id", "key", "--base-url", base_url, "--api-key-env", KEY_VAR,
            "--store", str(tmp_path / "raw")]
     t0 = time.monotonic()
@@ -324,7 +327,7 @@ def _round_trip(tmp_path, srv):
                            replicates=2, model_id="key", max_tokens=16)]
     with endpoints.open_endpoint(cfg) as ep:
         try:
-            summary = collect(reqs, ep, store_root=tmp_path / "raw", progress=False)
+            summary = collect(reqs, ep, store_root=tmp_path / "raw", progress=False, validate=llmcaller_validate)
         except CollectionError as exc:      # random words fail validation: every attempt is still stored
             summary = None
             assert "valid" in str(exc) or "attempt" in str(exc), exc
@@ -333,7 +336,7 @@ def _round_trip(tmp_path, srv):
             [(r["http_status"], (r["error"] or {}).get("message", "")[:200]) for r in recs][:3]
         assert all(r["usage"].get("completion_tokens", 0) >= 1 and r["content"] is not None for r in recs)
         assert {(r["param"], r["replicate"]) for r in recs} == {("top_5", 0), ("top_5", 1)}
-        again = collect(reqs, ep, store_root=tmp_path / "raw", progress=False)
+        again = collect(reqs, ep, store_root=tmp_path / "raw", progress=False, validate=llmcaller_validate)
         assert again.attempts_written == 0
     assert summary is None or summary.attempts_written == len(recs)
     return recs

@@ -86,7 +86,7 @@ def test_missing_releases_are_listed_file_by_file_with_where_to_get_them(tmp_pat
         line = next(x for x in out.splitlines() if f"authority_dataset_dir/{name} is missing" in x)
         assert corpus.RELEASE_URL in line
     lsb = next(x for x in out.splitlines() if "key 'real_data.raw_responses_dir'" in x)
-    assert "10.5281/zenodo.20417107" in lsb and "python -m lib.llm.release import" in lsb
+    assert "10.5281/zenodo.20417107" in lsb and "python -m lib.scholar.release import" in lsb
     gt = [x for x in out.splitlines() if "key 'real_data.ground_truth_dir'" in x]
     for f in RELEASE_FILES:
         assert any(f.name in x for x in gt), f.name

@@ -115,7 +115,7 @@ def test_corrected_decisions_relabel_and_rematch(tmp_path):
     import ast
     from pathlib import Path
     from lib.scholar import attempts as lsb_attempts
-    from lib.llm import labels
+    from lib.scholar import labels
     from lib.scholar import matching
     gold = Path(__file__).resolve().parents[1] / "data" / "golden" / "lsb"
     gt = pd.read_csv(gold / "match_authors.csv", keep_default_na=False, na_values=[])

@@ -4,7 +4,8 @@ import difflib
 import pytest
 
 from lib import paths
-from lib.llm import prompts
+from lib.llm.client import prompt_sha256
+from lib.scholar import prompts
 from lib.scholar.models import load_models
 
 GOLDEN = paths.TEST_DATA / "lsb_final_prompts.txt"
@@ -56,10 +57,10 @@ def test_system_message_and_the_gemini_quirk():
 
 
 def test_prompt_hash_changes_with_the_messages():
-    a = prompts.prompt_sha256(prompts.messages("top_k", "top_5"))
-    assert a == prompts.prompt_sha256(prompts.messages("top_k", "top_5"))
-    assert a != prompts.prompt_sha256(prompts.messages("top_k", "top_100"))
-    assert a != prompts.prompt_sha256(prompts.messages("top_k", "top_5", system_message=False))
+    a = prompt_sha256(prompts.messages("top_k", "top_5"))
+    assert a == prompt_sha256(prompts.messages("top_k", "top_5"))
+    assert a != prompt_sha256(prompts.messages("top_k", "top_100"))
+    assert a != prompt_sha256(prompts.messages("top_k", "top_5", system_message=False))
 
 
 def test_unknown_parameter_error_lists_the_family():

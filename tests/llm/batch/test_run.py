@@ -1,4 +1,4 @@
-"""The batch path (lib.llm.batch) against the embedded panel's Batch API on 127.0.0.1.
+"""The batch strategy (lib.llm.batch) against the embedded panel's Batch API on 127.0.0.1.
 
 Checked against the per-request path on the same requests: the same answers, bodies, usage and
 labels land in the store. Interrupting a run at random points and starting it again loses,
@@ -8,16 +8,22 @@ same attempts, with malformed lines reported by number.
 import json
 import random
 import shutil
-from pathlib import Path
 
 import pytest
 
 from lib.config import BatchSettings
-from lib.llm import batch as lb
+from lib.llm.batch import api as batch_api
+from lib.llm.batch import files as batch_files
+from lib.llm.batch import journal as batch_journal
+from lib.llm.batch import offline
 from lib.llm.client import Endpoint
-from lib.llm.collect import IncompleteCollectionError, build_requests, collect
-from lib.scholar.models import load_models
+from lib.llm.collect import collect
+from lib.llm.kernel import IncompleteCollectionError
 from lib.llm.store import RawStore
+from lib.scholar import cli
+from lib.scholar.labels import llmcaller_validate
+from lib.scholar.models import load_models
+from lib.scholar.plan import build_requests
 from lib.panel import FaultConfig, Panel
 from lib.panel.server import make_server
 
@@ -80,15 +86,15 @@ def _lines(root):
 
 def test_batch_round_trip_equals_the_per_request_path(served, tmp_path):
     reqs = _requests()
-    s = collect(reqs, _endpoint(served.url, max_requests_per_file=7), store_root=tmp_path / "b")
-    r = collect(reqs, Endpoint(base_url=served.url, model_id="key"), store_root=tmp_path / "r")
+    s = collect(reqs, _endpoint(served.url, max_requests_per_file=7), store_root=tmp_path / "b", validate=llmcaller_validate)
+    r = collect(reqs, Endpoint(base_url=served.url, model_id="key"), store_root=tmp_path / "r", validate=llmcaller_validate)
     batch, single = _content(tmp_path / "b"), _content(tmp_path / "r")
     assert batch == single                                   # answers, bodies sent, labels, re-asks
     assert any(k[3] > 1 for k in batch)                      # validation re-asks happened (rounds 2, 3)
     assert s.attempts_written == r.attempts_written == len(batch)
     assert s.valid_requests == r.valid_requests
     rec = next(RawStore(tmp_path / "b").iter_records())
-    assert rec["batch_id"].startswith("batch_") and rec["custom_id"] == lb.custom_id(
+    assert rec["batch_id"].startswith("batch_") and rec["custom_id"] == batch_files.custom_id(
         next(q for q in reqs if q.request_id == rec["request_id"]), rec["attempt"])
     assert rec["usage"]["total_tokens"] > 0
     idx = RawStore(tmp_path / "b").index()
@@ -96,37 +102,8 @@ def test_batch_round_trip_equals_the_per_request_path(served, tmp_path):
     # files were split by the request limit: 36 first attempts in files of at most 7
     created = served.batches.created
     assert created >= 6
-    again = collect(reqs, _endpoint(served.url), store_root=tmp_path / "b")
+    again = collect(reqs, _endpoint(served.url), store_root=tmp_path / "b", validate=llmcaller_validate)
     assert again.attempts_written == 0 and served.batches.created == created   # sends nothing
-
-
-def test_input_files_split_by_requests_and_bytes(tmp_path):
-    reqs = _requests(replicates=1)
-    from lib.llm.client import ChatClient
-    body = ChatClient(Endpoint(base_url="http://x.invalid/v1")).body
-    lines = [(lb.custom_id(r, 1), body(r, 1), {"n": i}) for i, r in enumerate(reqs)]
-    files = lb.write_inputs(lines, tmp_path / "a", BatchSettings(max_requests_per_file=5))
-    assert [f["n"] for f in files] == [5] * (len(reqs) // 5) + ([len(reqs) % 5] if len(reqs) % 5 else [])
-    one = len(json.dumps({"custom_id": lines[0][0], "method": "POST", "url": lb.CHAT_URL, "body": lines[0][1]},
-                         separators=(",", ":"))) + 1
-    files = lb.write_inputs(lines, tmp_path / "b", BatchSettings(max_bytes_per_file=int(one * 2.5)))
-    assert all(f["bytes"] <= one * 2.5 for f in files) and sum(f["n"] for f in files) == len(reqs)
-    first = json.loads(open(files[0]["path"]).readline())
-    assert first == {"custom_id": lines[0][0], "method": "POST", "url": "/v1/chat/completions", "body": lines[0][1]}
-    assert lb.read_plan([tmp_path / "b"])[lines[3][0]] == {"n": 3}
-
-
-def test_plan_lines_are_compact_utf8_and_old_plans_still_read(tmp_path):
-    ident = {"model": "m", "param": "Émilie du Châtelet", "temperature": 0.7, "replicate": 2}
-    f = lb.write_inputs([("c1-r2-a1", {"model": "m", "messages": []}, ident)], tmp_path / "new", BatchSettings())[0]
-    assert Path(f["plan"]).read_bytes() == ('{"custom_id":"c1-r2-a1","model":"m","param":"Émilie du Châtelet",'
-                                            '"temperature":0.7,"replicate":2}\n').encode()
-    old = tmp_path / "old" / "input-00001-abc.requests.jsonl"      # as json.dumps(ensure_ascii=False) wrote them
-    old.parent.mkdir()
-    old.write_text(json.dumps({"custom_id": "c0-r0-a1", **ident}, ensure_ascii=False) + "\n"
-                   + json.dumps({"custom_id": "c1-r0-a2", "param": "Noether"}) + "\n", encoding="utf-8")
-    assert lb.read_plan([tmp_path / "old", f["plan"]]) == {"c0-r0-a1": ident, "c1-r0-a2": {"param": "Noether"},
-                                                           "c1-r2-a1": ident}
 
 
 class Kill(Exception):
@@ -138,10 +115,10 @@ def test_a_kill_at_10_random_points_resumes_with_nothing_lost_duplicated_or_resu
     reqs = _requests()
     faults = FaultConfig(rate_batch_line=0.2)
     calls = []
-    monkeypatch.setattr(lb, "_checkpoint", lambda name: calls.append(name))
+    monkeypatch.setattr(batch_journal, "checkpoint", lambda name: calls.append(name))
     base = Served(tiny_world, faults)
     try:
-        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base")
+        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base", validate=llmcaller_validate)
         expected = _content(tmp_path / "base")
     finally:
         base.close()
@@ -160,19 +137,19 @@ def test_a_kill_at_10_random_points_resumes_with_nothing_lost_duplicated_or_resu
             if point == name and seen[point] == n:
                 raise Kill(point)
 
-        monkeypatch.setattr(lb, "_checkpoint", checkpoint)
+        monkeypatch.setattr(batch_journal, "checkpoint", checkpoint)
         s = Served(tiny_world, faults)
         root = tmp_path / f"k{i}"
         try:
             with pytest.raises(Kill):
-                collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root)
-            monkeypatch.setattr(lb, "_checkpoint", lambda name: None)
-            collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root)
+                collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root, validate=llmcaller_validate)
+            monkeypatch.setattr(batch_journal, "checkpoint", lambda name: None)
+            collect(reqs, _endpoint(s.url, max_requests_per_file=9), store_root=root, validate=llmcaller_validate)
             got = _content(root)
             assert got == expected, f"kill at {name} (point {n}): the resumed store differs"
             assert _lines(root) == len(expected), f"kill at {name}: duplicated lines"
             # every batch the provider created is journaled and stored once (none orphaned, none paid twice) ...
-            journal = lb.Journal(root)
+            journal = batch_journal.Journal(root)
             created = [e["batch_id"] for e in journal.events if e["event"] == "created"]
             stored = [e["batch_id"] for e in journal.events if e["event"] == "stored"]
             assert sorted(created) == sorted(set(created)) == sorted(s.batches.batches) == sorted(stored), name
@@ -188,7 +165,7 @@ def test_line_faults_expired_batches_and_429_on_create_end_as_the_fault_free_run
     reqs = _requests()
     clean = Served(tiny_world)
     try:
-        collect(reqs, _endpoint(clean.url, max_requests_per_file=12), store_root=tmp_path / "clean")
+        collect(reqs, _endpoint(clean.url, max_requests_per_file=12), store_root=tmp_path / "clean", validate=llmcaller_validate)
     finally:
         clean.close()
     expected = _content(tmp_path / "clean")
@@ -197,7 +174,7 @@ def test_line_faults_expired_batches_and_429_on_create_end_as_the_fault_free_run
         s = Served(tiny_world, faults)
         root = tmp_path / name
         try:
-            summary = collect(reqs, _endpoint(s.url, max_tries=10, max_requests_per_file=12), store_root=root)
+            summary = collect(reqs, _endpoint(s.url, max_tries=10, max_requests_per_file=12), store_root=root, validate=llmcaller_validate)
             recs = list(RawStore(root).iter_records())
             if name == "429":
                 assert s.batches.create_calls > s.batches.created      # refused creates were retried
@@ -219,63 +196,15 @@ def test_lines_out_of_tries_stay_open_and_the_run_fails_then_resumes(tiny_world,
     s = Served(tiny_world, FaultConfig(rate_batch_line=1.0))
     try:
         with pytest.raises(IncompleteCollectionError, match="6 of 6 requests") as exc:
-            collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2)
+            collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2, validate=llmcaller_validate)
         assert exc.value.summary.failed == 6 and exc.value.summary.attempts_written == 0
         assert list(RawStore(tmp_path).iter_records()) == []              # nothing stored as an answer
         s.panel.faults = FaultConfig()                                    # the outage is over
-        summary = collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2)
+        summary = collect(reqs, _endpoint(s.url), store_root=tmp_path, max_attempts=2, validate=llmcaller_validate)
     finally:
         s.close()
     assert summary.failed == 0 and summary.answered + summary.ended_invalid == 6
     assert all(r["status"] != "api_error" for r in RawStore(tmp_path).iter_records())
-
-
-def _vllm_line(cid, content, model="m"):
-    return {"id": f"vllm-{cid[:6]}", "custom_id": cid, "response": {"status_code": 200, "request_id": f"vllm-batch-{cid[:4]}",
-            "body": {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": model,
-                     "choices": [{"index": 0, "message": {"role": "assistant", "content": content,
-                                                          "reasoning_content": None, "tool_calls": []},
-                                  "logprobs": None, "finish_reason": "stop", "stop_reason": None}],
-                     "usage": {"prompt_tokens": 10, "total_tokens": 15, "completion_tokens": 5,
-                               "prompt_tokens_details": None}, "prompt_logprobs": None}}, "error": None}
-
-
-def test_export_then_import_a_vllm_output_file_reports_malformed_lines_by_number(tmp_path, capsys):
-    out, store = tmp_path / "in", tmp_path / "raw"
-    code = lb.main(["export", "--experiment", "vx", "--models", "llama-3.1-8b",
-                    "--families", "top_k", "--replicates", "5", "--seed", "1", "--out", str(out), "--store", str(store),
-                    "--max-requests-per-file", "4"])
-    assert code == 0
-    files = sorted(out.glob("input-*[0-9a-f].jsonl"))
-    inputs = [json.loads(l) for f in files for l in open(f)]
-    assert len(files) >= 2 and all(len(open(f).readlines()) <= 4 for f in files)
-    good = '[{"Name": "Albert Einstein"}, {"Name": "Lise Meitner"}]'
-    lines = [json.dumps(_vllm_line(x["custom_id"], good)) for x in inputs]
-    lines[1] = lines[1][:40]                                                     # line 2: torn
-    lines.insert(3, json.dumps({"id": "x", "custom_id": "nope-r0-a1", "response": None, "error": "boom"}))  # line 4
-    lines[5] = json.dumps({"id": "vllm-e", "custom_id": inputs[4]["custom_id"],   # line 6: a vLLM error line
-                           "response": {"status_code": 400, "request_id": "vllm-batch-e", "body": None},
-                           "error": "The model `m` does not exist."})
-    result = out / "results.jsonl"
-    result.write_text("\n".join(lines) + "\n")
-    code = lb.main(["import", str(result), "--store", str(store), "--base-url", "vllm:test"])
-    printed = capsys.readouterr().out
-    assert code == 1
-    assert f"{result}: line 2:" in printed and f"{result}: line 4: custom_id 'nope-r0-a1'" in printed
-    recs = {r["custom_id"]: r for r in RawStore(store).iter_records()}
-    assert len(recs) == len(inputs) - 1                                          # the torn line is not stored
-    ok = recs[inputs[0]["custom_id"]]
-    assert ok["request"] == inputs[0]["body"] and ok["content"] == good and ok["validation"]["is_valid"]
-    assert ok["usage"]["total_tokens"] == 15 and ok["base_url"] == "vllm:test" and ok["served_model"] == "m"
-    bad = recs[inputs[4]["custom_id"]]
-    assert bad["status"] == "client_error" and bad["stop"] and bad["content"] is None
-    # importing again stores nothing new; the next export holds only the torn line's request
-    assert lb.import_output(result, store_root=store).stored == 0
-    again = tmp_path / "again"
-    lb.main(["export", "--experiment", "vx", "--models", "llama-3.1-8b", "--families", "top_k",
-             "--replicates", "5", "--seed", "1", "--out", str(again), "--store", str(store)])
-    assert [json.loads(l)["custom_id"] for f in again.glob("input-*[0-9a-f].jsonl") for l in open(f)] == \
-        [inputs[1]["custom_id"]]
 
 
 def test_the_in_process_panel_transport_serves_the_batch_api_too(tiny_world, tmp_path):
@@ -286,8 +215,8 @@ def test_the_in_process_panel_transport_serves_the_batch_api_too(tiny_world, tmp
     reqs = _requests(replicates=1)[:8]
     panel = Panel.from_world(tiny_world, 11)
     ep = replace(_endpoint(IN_PROCESS_URL, max_requests_per_file=3), transport=PanelTransport(panel))
-    collect(reqs, ep, store_root=tmp_path / "b")
-    collect(reqs, replace(ep, mode="requests"), store_root=tmp_path / "r")
+    collect(reqs, ep, store_root=tmp_path / "b", validate=llmcaller_validate)
+    collect(reqs, replace(ep, mode="requests"), store_root=tmp_path / "r", validate=llmcaller_validate)
     assert _content(tmp_path / "b") == _content(tmp_path / "r")
 
 
@@ -307,7 +236,7 @@ def test_profile_llm_mode_is_validated_and_reaches_the_endpoint(tmp_path):
 
 def test_a_collection_under_min_requests_takes_the_per_request_path(served, tmp_path):
     reqs = _requests(replicates=1)[:4]
-    summary = collect(reqs, _endpoint(served.url, min_requests=5), store_root=tmp_path, max_attempts=1)
+    summary = collect(reqs, _endpoint(served.url, min_requests=5), store_root=tmp_path, max_attempts=1, validate=llmcaller_validate)
     assert summary.attempts_written == 4 and not (tmp_path / "batches").exists()   # no batch journal
     assert all(r.get("batch_id") is None and r["latency_s"] is not None for r in RawStore(tmp_path).iter_records())
     with pytest.raises(ValueError, match=r"key 'llm\.batch\.min_requests': Input should be greater than or equal to 0 "
@@ -324,47 +253,21 @@ def test_stored_batches_leave_no_files_at_the_provider(tiny_world, tmp_path):
     s = Served(tiny_world, FaultConfig(rate_batch_line=0.2))      # failed lines: error files too
     try:
         reqs = _requests()
-        collect(reqs, _endpoint(s.url, max_requests_per_file=7), store_root=tmp_path / "b")
+        collect(reqs, _endpoint(s.url, max_requests_per_file=7), store_root=tmp_path / "b", validate=llmcaller_validate)
         assert s.batches.files == {}
-        journal = lb.Journal(tmp_path / "b")
+        journal = batch_journal.Journal(tmp_path / "b")
         created = [e for e in journal.events if e["event"] == "created"]
         stored = [e for e in journal.events if e["event"] == "stored"]
         assert created and {e["file_id"] for e in created} | {e["error_file_id"] for e in stored if e["error_file_id"]} \
             <= journal.deleted() and journal.undeleted() == [] and journal.uploaded() == {}
         assert any(e["error_file_id"] for e in stored)
         n = s.batches.created
-        again = collect(reqs, _endpoint(s.url), store_root=tmp_path / "b")
+        again = collect(reqs, _endpoint(s.url), store_root=tmp_path / "b", validate=llmcaller_validate)
         assert again.attempts_written == 0 and s.batches.created == n
-        collect(reqs, _endpoint(s.url, keep_files=True), store_root=tmp_path / "k")
+        collect(reqs, _endpoint(s.url, keep_files=True), store_root=tmp_path / "k", validate=llmcaller_validate)
         assert len(s.batches.files) >= 2 * (s.batches.created - n)        # inputs and outputs kept
     finally:
         s.close()
-
-
-def test_a_retried_upload_sends_the_whole_file_again(tmp_path):
-    """The first upload attempt dies mid-request (connection reset); the retry carries the file's
-    full content again (httpx rewinds the file part between attempts)."""
-    import asyncio
-
-    import httpx
-
-    path = tmp_path / "r000000-00000-abc.jsonl"
-    path.write_bytes(b'{"custom_id": "a", "body": {}}\n' * 1000)
-    bodies = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        bodies.append(request.read())
-        if len(bodies) == 1:
-            raise httpx.ReadError("connection reset", request=request)
-        return httpx.Response(200, json={"id": "file-1"})
-
-    async def go():
-        async with lb.BatchClient(_endpoint("http://batch.invalid/v1"), BatchSettings(),
-                                  transport=httpx.MockTransport(handler)) as client:
-            return await client.upload(path)
-
-    assert asyncio.run(go()) == {"id": "file-1"}
-    assert len(bodies) == 2 and all(path.read_bytes() in b for b in bodies)
 
 
 def test_a_full_disk_under_the_panel_batch_folder_is_answered_not_dropped(served, monkeypatch):
@@ -395,7 +298,7 @@ def test_a_killed_batch_run_resumes_on_a_restarted_panel_without_paying_twice(ti
     reqs = _requests()
     base = Served(tiny_world)
     try:
-        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base")
+        collect(reqs, _endpoint(base.url, max_requests_per_file=9), store_root=tmp_path / "base", validate=llmcaller_validate)
     finally:
         base.close()
     expected = _content(tmp_path / "base")
@@ -405,22 +308,22 @@ def test_a_killed_batch_run_resumes_on_a_restarted_panel_without_paying_twice(ti
         seen[name] = seen.get(name, 0) + 1
         if name == point and seen[name] == n:
             raise Kill(name)
-    monkeypatch.setattr(lb, "_checkpoint", checkpoint)
+    monkeypatch.setattr(batch_journal, "checkpoint", checkpoint)
     first, root = Served(tiny_world), tmp_path / "k"
     try:
         with pytest.raises(Kill):
-            collect(reqs, _endpoint(first.url, max_requests_per_file=9), store_root=root)
+            collect(reqs, _endpoint(first.url, max_requests_per_file=9), store_root=root, validate=llmcaller_validate)
     finally:
         first.close()            # the panel process is gone, and its batches with it
-    monkeypatch.setattr(lb, "_checkpoint", lambda name: None)
+    monkeypatch.setattr(batch_journal, "checkpoint", lambda name: None)
     stored_before = {r["custom_id"] for r in RawStore(root).iter_records()}
-    assert lb.Journal(root).open_batches(), "the kill must leave a journaled batch open"
+    assert batch_journal.Journal(root).open_batches(), "the kill must leave a journaled batch open"
     second = Served(tiny_world)
     try:
-        collect(reqs, _endpoint(second.url, max_requests_per_file=9), store_root=root)
+        collect(reqs, _endpoint(second.url, max_requests_per_file=9), store_root=root, validate=llmcaller_validate)
         assert _content(root) == expected and _lines(root) == len(expected)
         assert not stored_before & set(second.batches._seen), "a stored line was sent again"
-        journal = lb.Journal(root)
+        journal = batch_journal.Journal(root)
         assert not journal.open_batches() and any(e["event"] == "vanished" for e in journal.events)
     finally:
         second.close()
@@ -435,5 +338,5 @@ def test_a_batch_whose_lines_are_all_refused_fails_without_storing_them(served, 
 
     reqs = [replace(r, api_model="no-such-model") for r in _requests(replicates=1)[:6]]
     with pytest.raises(RejectedError, match=r"HTTP 404.*no-such-model.*Hint: model not served"):
-        collect(reqs, _endpoint(served.url, max_requests_per_file=9), store_root=tmp_path)
+        collect(reqs, _endpoint(served.url, max_requests_per_file=9), store_root=tmp_path, validate=llmcaller_validate)
     assert not list(RawStore(tmp_path).iter_records())

@@ -15,7 +15,6 @@ no system message (reference §1.2); that is a per-model flag in :mod:`lib.schol
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 # Reference §1.1, verbatim (note the trailing space after "(APS).").
@@ -224,12 +223,6 @@ def messages(family: str, param: str, *, system_message: bool = True) -> list[di
     """Chat messages for one request; ``system_message=False`` reproduces the Gemini path (§1.2)."""
     user = {"role": "user", "content": render(family, param)}
     return [{"role": "system", "content": SYSTEM_MESSAGE}, user] if system_message else [user]
-
-
-def prompt_sha256(msgs: list[dict[str, str]]) -> str:
-    """Hash of the exact messages sent, so a resumed run can detect a changed prompt."""
-    canon = "\x1e".join(f"{m['role']}\x1f{m['content']}" for m in msgs)
-    return hashlib.sha256(canon.encode("utf-8")).hexdigest()
 
 
 def render_final_prompts() -> str:

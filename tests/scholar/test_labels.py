@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib.llm import labels
+from lib.scholar import labels
 
 
 def rec(content, task="top_k", attempt=1, replicate=0, reasoning=None, status="ok", error=None, param="top_5"):
@@ -108,7 +108,7 @@ def test_infrastructure_failure_has_no_original_output_faithfully():
 
 
 def gemini_failure(error, **kw):
-    """A store record as lib.llm.release imports a Gemini final failure (no full_api_response)."""
+    """A store record as lib.scholar.release imports a Gemini final failure (no full_api_response)."""
     file = {"category": "top_k", "variable": "top_5", "attempt": 3, "error": error,
             "validation_result": {"is_valid": False, "message": f"API error: {error}", "extracted_data": None}}
     r = rec(None, status="api_error", error={"kind": "exception", "code": None, "message": error}, **kw)
@@ -279,10 +279,10 @@ def test_5000_fuzzed_outputs_never_crash_the_labeller():
     print(f"\nfuzz: 5000 outputs labelled in {time.perf_counter() - t0:.2f} s; labels {sorted(seen['paper'])}")
 
 
-# ---- imported release records (lib.llm.release; fixtures tests/data/release_lsb/clean) -------
+# ---- imported release records (lib.scholar.release; fixtures tests/data/release_lsb/clean) -------
 def test_original_output_and_api_errors_of_imported_records(tmp_path):
     from lib import paths
-    from lib.llm.release import import_release
+    from lib.scholar.release import import_release
     from lib.llm.store import RawStore
 
     import_release(paths.TEST_DATA / "release_lsb" / "clean", store_root=tmp_path, progress=False, write_index=False)
@@ -372,7 +372,7 @@ def test_result_original_message_matches_reference_golden():
     """result_original_message as the reference's _process_file stores it (golden messages_*.json): the
     answer for an empty/invalid non-Gemini answer, the LLMCaller's message for Gemini and for an answer
     whose names all fail the §2.2 extraction."""
-    from lib.llm import release
+    from lib.scholar import release
     inputs = json.loads((_GOLDEN / "messages_input.json").read_text(encoding="utf-8"))
     ref = json.loads((_GOLDEN / "messages_reference.json").read_text(encoding="utf-8"))
     assert ref["dropped_by_reference"] == [] and len(inputs) == 24

@@ -27,8 +27,9 @@ import re
 import warnings
 from typing import Any
 
-from lib.llm import prompts
-from lib.llm.refusals import detect_refusal
+from lib.llm.kernel import register_validator
+from lib.scholar import prompts
+from lib.scholar.refusals import detect_refusal
 
 # ---- 1. collection-time validation (reference §1.7) -----------------------------------------
 NO_JSON = "No JSON-like structure found in the response"
@@ -60,6 +61,7 @@ def schema_error(data: Any, family: str) -> str | None:
     return None
 
 
+@register_validator         # offline batch imports label by the plan's validator name
 def llmcaller_validate(text: str | None, family: str) -> dict:
     """``{is_valid, message, extracted_data}`` for one answer, as the reference's LLMCaller does.
 
@@ -96,7 +98,7 @@ def _literal(s: str) -> Any:
 
 # ---- helpers on the stored record -----------------------------------------------------------
 def _release_record(rec: dict) -> dict | None:
-    """The verbatim release attempt file of an imported record (:mod:`lib.llm.release`), else None."""
+    """The verbatim release attempt file of an imported record (:mod:`lib.scholar.release`), else None."""
     rr = rec.get("release_record")
     return rr if isinstance(rr, dict) else None
 

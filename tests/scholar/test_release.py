@@ -10,9 +10,9 @@ import json
 import pytest
 
 from lib import paths
-from lib.llm import release
-from lib.llm.labels import label_attempts
-from lib.llm.release import AttemptFile, check_release, import_release, parse_path
+from lib.scholar import release
+from lib.scholar.labels import label_attempts
+from lib.scholar.release import AttemptFile, check_release, import_release, parse_path
 from lib.llm.store import RawStore
 
 FIX = paths.TEST_DATA / "release_lsb"
@@ -302,7 +302,7 @@ def test_check_release_names_what_is_missing_and_where_to_get_it(tmp_path):
     missing = tmp_path / "nowhere"
     (msg,) = check_release(missing)
     assert str(missing) in msg and "10.5281/zenodo.20417107" in msg and "does not exist" in msg
-    assert "python -m lib.llm.release import" in msg
+    assert "python -m lib.scholar.release import" in msg
     empty = tmp_path / "empty"
     (empty / "temperature_0.00").mkdir(parents=True)
     (msg,) = check_release(empty)

@@ -9,7 +9,7 @@ next to side files that carry nothing per attempt (``experiment_summary.json``,
 ``experiment_runner.log*``, ``config_<model>/llm_setup.json``, ``global_runs/run_<ts>.log``).
 :func:`import_release` walks such a tree and appends one store record per attempt file
 (:mod:`lib.llm.store`), keeping the file verbatim under ``release_record`` and adding the
-normalised fields the labeller reads (:mod:`lib.llm.labels`): ``status`` (ok / api_error),
+normalised fields the labeller reads (:mod:`lib.scholar.labels`): ``status`` (ok / api_error),
 ``content``, ``reasoning``, ``response`` (the chat-completion view), ``error``, ``served_model``,
 ``provider``, ``usage``, ``created``, ``attempt`` and ``validation`` (the release's own
 ``validation_result``, so the LLMCaller verdict is the one made at collection time).
@@ -58,8 +58,8 @@ are listed in the report with their path and reason; the import goes on.
 
 Shell::
 
-    python -m lib.llm.release check downloads/llmscholarbench
-    python -m lib.llm.release import downloads/llmscholarbench [--store outputs/raw]
+    python -m lib.scholar.release check downloads/llmscholarbench
+    python -m lib.scholar.release import downloads/llmscholarbench [--store outputs/raw]
 """
 from __future__ import annotations
 
@@ -77,11 +77,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lib import paths
-from lib.llm import prompts
+from lib.groundtruth.release import DOI, DOI_URL
+from lib.llm.client import prompt_sha256
 from lib.llm.store import RawStore, attempt_key
+from lib.scholar import prompts
 
-DOI = "10.5281/zenodo.20417107"
-DOI_URL = f"https://doi.org/{DOI}"
 DEFAULT_DIR = paths.DOWNLOADS / "llmscholarbench"
 CLIENT = "lib.llm.release/1"
 MAX_ATTEMPTS = 3
@@ -367,7 +367,7 @@ def to_record(af: AttemptFile, data: dict, shape: str, *, experiment: str, repli
     rec = {"experiment": experiment, "model": af.model, "task": af.task, "param": af.param,
            "temperature": float(temperature), "replicate": int(replicate), "attempt": af.attempt,
            "request_id": hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20],
-           "prompt_sha256": (prompts.prompt_sha256([*msgs, {"role": "user", "content": prompt}])
+           "prompt_sha256": (prompt_sha256([*msgs, {"role": "user", "content": prompt}])
                              if isinstance(prompt, str) else None),
            "prompt": prompt, "requested_model": api.get("model") if gemini else None,
            "grounded": bool(api.get("grounded")) if shape == "gemini_ok" else af.grounded,
@@ -529,7 +529,7 @@ def download_hint(where: Path | str | None = None) -> str:
     where = Path(where) if where is not None else DEFAULT_DIR
     return (f"download the LLMScholarBench data release (DOI {DOI}, {DOI_URL}) and unpack it so that its "
             f"config_<model>/ folders (or temperature_<T>/config_<model>/, or data-*/…/config_<model>/) are under "
-            f"{where}; then run: python -m lib.llm.release import {where}")
+            f"{where}; then run: python -m lib.scholar.release import {where}")
 
 
 _ARCHIVES = (".zip", ".tar.gz", ".tgz", ".tar", ".tar.xz", ".tar.bz2", ".7z")
@@ -608,7 +608,7 @@ def require_release(src_dir: Path | str | None = None) -> Path:
 
 # ---- shell ----------------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m lib.llm.release",
+    ap = argparse.ArgumentParser(prog="python -m lib.scholar.release",
                                  description=f"LLMScholarBench release (doi:{DOI}) -> raw store")
     sub = ap.add_subparsers(dest="cmd", required=True)
     ck = sub.add_parser("check", help="say what is missing (fast, reads no attempt file)")
@@ -625,7 +625,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in problems:
             print(p, file=sys.stderr)
         if not problems:
-            print(f"{a.src}: release folders found; import with: python -m lib.llm.release import {a.src}")
+            print(f"{a.src}: release folders found; import with: python -m lib.scholar.release import {a.src}")
         return 1 if problems else 0
     from lib.llm.store import StoreError
 

@@ -5,8 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from lib.llm import refusals
-from lib.llm.refusals import EmbeddingCache, assign_reasons, detect_refusal, seed_sentences
+from lib.scholar import refusals
+from lib.scholar.refusals import EmbeddingCache, assign_reasons, detect_refusal, seed_sentences
 
 
 def test_faithful_keyword_list_has_38_effective_patterns_and_its_quirks():
