@@ -4,7 +4,7 @@ Notebook 06 always builds the synthetic twin; with ``use_released_data`` it also
 released universe (``real_data.attribench_dir``, default ``downloads/attribench``) when its files
 are there. The release holds no model responses, so the runs of §5 are made only with an endpoint
 to ask: the embedded panel (synthetic profiles) or ``llm.base_url``. :func:`profile_errors`
-checks the notebook's choices when the profile is loaded (through :data:`lib.registry.INPUTS`),
+checks the notebook's choices when the profile is loaded (through :meth:`lib.declare.Paper.profile_errors`),
 :func:`check` when the notebook starts.
 """
 from __future__ import annotations
