@@ -10,8 +10,8 @@ paper package owns a table of :class:`Check` rows (``<paper>/claims.py``) and on
 that hands its tables to :func:`run_checks`; every verdict is written as one JSON record under
 ``outputs/records/claims/`` and the runner gathers them into ``outputs/claims.md``: per paper a
 table (claim, outcome, deciding statistic, size to decide, the command that reproduces it, that
-notebook's measured time on this run) with its forest plot (:mod:`lib.claims_plot`), and per
-artifact the claims it supports.
+notebook's measured time on this run) with its forest plot, and per artifact the claims it
+supports (:func:`lib.claims_plot.write_markdown` writes both; it sits above this module).
 
 On the embedded synthetic default a claim that *holds* shows that the pipeline reproduces the
 paper's qualitative result on a panel calibrated to the published aggregates, not that the
@@ -548,16 +548,3 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
             lines.append(_row([f"`{aid}`", artifacts.REGISTRY[aid].caption,
                                ", ".join(f"`{r['id']}` ({r['status']})" for r in rows)]))
     return "\n".join(lines) + "\n"
-
-
-def write_markdown(man: dict | None = None) -> dict:
-    """Write the forest plots (:mod:`lib.claims_plot`) and ``outputs/claims.md`` from the records,
-    with the notebook times of the manifest ``man`` (:func:`lib.manifest.build`); returns the
-    verdict counts."""
-    from lib import claims_plot
-
-    recs = records()
-    paths.ensure(paths.OUTPUTS)
-    claims_plot.write_all(recs)
-    paths.CLAIMS.write_text(render_markdown(recs, notebook_times(man)))
-    return counts(recs)

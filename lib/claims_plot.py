@@ -1,4 +1,5 @@
-"""Forest plots of the claims ledger: ``outputs/figures/claims-<paper>.png``, one per paper.
+"""Forest plots of the claims ledger: ``outputs/figures/claims-<paper>.png``, one per paper, and the
+ledger's writer (:func:`write_markdown`: the plots and ``outputs/claims.md``), above :mod:`lib.claims`.
 
 One row per claim: its deciding statistic (:func:`lib.claims.deciding`) with its 95 % interval,
 the threshold as the vertical line at 0, the paper's printed value (a diamond) where there is
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from lib import artifacts, paths
+from lib import artifacts, claims, paths
 from lib.claims import STATUSES, deciding
 from lib.plots import paper_style
 
@@ -94,3 +95,14 @@ def write_all(recs: list[dict]) -> list:
         plt.close(fig)
         out.append(path)
     return out
+
+
+def write_markdown(man: dict | None = None) -> dict:
+    """Write the forest plots (:func:`write_all`) and ``outputs/claims.md`` from the records,
+    with the notebook times of the manifest ``man`` (:func:`lib.manifest.build`); returns the
+    verdict counts."""
+    recs = claims.records()
+    paths.ensure(paths.OUTPUTS)
+    write_all(recs)
+    paths.CLAIMS.write_text(claims.render_markdown(recs, claims.notebook_times(man)))
+    return claims.counts(recs)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import importlib
 import os
 import re
 import typing
@@ -19,18 +18,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, create_model, field_validator
 
-from lib import paths
+from lib import paths, registry
 
-NOTEBOOK_NAMES = (
-    "01_calibration",
-    "02_collection",
-    "03_infrastructure_benchmark",
-    "04_interventions",
-    "05_authority_pilot_regression",
-    "06_attribution_fairness",
-)
 ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 # Shapes of real provider keys (OpenAI/OpenRouter, Google, Hugging Face, GitHub, Anthropic, AWS).
 KEY_LIKE = re.compile(
@@ -162,23 +153,34 @@ class LLMSettings(_Strict):
         return out
 
 
-class RealData(_Strict):
-    """Real inputs for real mode; every path given must exist (relative paths: from the repo root)."""
+def _build_real_data() -> None:
+    """``RealData`` (one optional path per ``real_data`` key the papers declare, :mod:`lib.registry`;
+    an unknown key is refused like any other) and the keys a profile may accept as modified, built
+    from the declarations on first use; :class:`Profile` is completed with them."""
+    releases = registry.releases()
+    if globals().get("_BUILT_FOR") is releases:
+        return
+    doc = "Real inputs for real mode; every path given must exist (relative paths: from the repo root)."
+    globals()["RealData"] = create_model("RealData", __base__=_Strict, __doc__=doc, __module__=__name__,
+                                         **{k: (str | None, None) for k in releases})
+    globals()["ModifiableRelease"] = Literal[tuple(k for k, r in releases.items() if r.accepts_modified)]
+    Profile.model_rebuild(force=True)
+    globals()["_BUILT_FOR"] = releases
 
-    ground_truth_dir: str | None = None
-    raw_responses_dir: str | None = None
-    attribench_dir: str | None = None
-    authority_dataset_dir: str | None = None
 
-
-#: real_data key -> the notebooks that read it: a run of other notebooks (``--only``) does not
-#: validate it, so one paper's release is enough to rebuild that paper (issue 28)
-REAL_DATA_READERS = {
-    "ground_truth_dir": NOTEBOOK_NAMES[:4],
-    "raw_responses_dir": NOTEBOOK_NAMES[:2],
-    "authority_dataset_dir": ("05_authority_pilot_regression",),
-    "attribench_dir": ("06_attribution_fairness",),
-}
+def __getattr__(name: str):
+    """Derived from the papers' declarations on first use (:mod:`lib.registry`): ``NOTEBOOK_NAMES``
+    (every notebook, in run order), ``REAL_DATA_READERS`` (real_data key -> the notebooks that read
+    it: a run of other notebooks, ``--only``, does not validate it, so one paper's release is enough
+    to rebuild that paper, issue 28) and ``RealData``."""
+    if name == "NOTEBOOK_NAMES":
+        return registry.notebook_names()
+    if name == "REAL_DATA_READERS":
+        return {k: r.readers for k, r in registry.releases().items()}
+    if name in ("RealData", "ModifiableRelease"):
+        _build_real_data()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ModelTable(_Strict):
@@ -201,7 +203,7 @@ class Profile(_Strict):
       inputs where no real ones are given; outputs built on both are labelled mixed.
 
     ``models`` audits your own models: per paper id (``llmscholarbench``, ``authority_bias``,
-    ``attribution_bias``; :data:`lib.registry.INPUTS`) a :class:`ModelTable`, e.g.
+    ``attribution_bias``; :func:`lib.registry.papers`) a :class:`ModelTable`, e.g.
     ``models: {authority_bias: {file: params/my_models.csv, mode: add}}`` (relative paths: from the
     repository root). Each row carries the attributes that paper's figures group by:
     LLMScholarBench access and size class (``size_class``: S/M/L/XL, "S (P)" = proprietary) and
@@ -218,12 +220,12 @@ class Profile(_Strict):
     execution_timeout_s: int = Field(default=3600, gt=0)
     world: WorldSettings
     llm: LLMSettings = LLMSettings()
-    real_data: RealData = RealData()
+    real_data: RealData = Field(default_factory=lambda: RealData())
     promises: list[str] | Literal["all"] = []
     #: real_data keys whose files may differ from the release (size, line ends, rows, sha256): the
     #: differences become warnings and the manifest records them (issue 28); only checks that
     #: identify their files take part
-    accept_modified_releases: list[Literal["attribench_dir", "ground_truth_dir"]] = []
+    accept_modified_releases: list[ModifiableRelease] = []
     models: dict[str, ModelTable] = {}
     notebooks: dict[str, dict[str, Any]] = {}
     path: str = ""  # filled in by load_profile, not read from YAML
@@ -233,7 +235,7 @@ class Profile(_Strict):
     @property
     def selected(self) -> tuple[str, ...]:
         """The notebooks validated and promised for (all six unless load_profile was given ``only``)."""
-        return self._selected if self._selected is not None else NOTEBOOK_NAMES
+        return self._selected if self._selected is not None else registry.notebook_names()
 
     def notebook_params(self, notebook: str) -> dict[str, Any]:
         """The overrides injected into ``notebook``'s parameters cell (plus ``profile``)."""
@@ -397,10 +399,10 @@ def _type_ok(default: Any, value: Any) -> bool:
 def _notebook_errors(prof: Profile, where: str) -> list[str]:
     errs = []
     for nb, overrides in prof.notebooks.items():
-        if nb not in NOTEBOOK_NAMES:
-            close = difflib.get_close_matches(nb, NOTEBOOK_NAMES, n=1)
+        if nb not in registry.notebooks():
+            close = difflib.get_close_matches(nb, registry.notebook_names(), n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            errs.append(f"{where}: key 'notebooks.{nb}': unknown notebook{hint}; expected one of: {', '.join(NOTEBOOK_NAMES)}")
+            errs.append(f"{where}: key 'notebooks.{nb}': unknown notebook{hint}; expected one of: {', '.join(registry.notebook_names())}")
             continue
         if not (paths.NOTEBOOKS / f"{nb}.py").is_file():
             errs.append(f"{where}: key 'notebooks.{nb}': notebooks/{nb}.py does not exist yet")
@@ -439,21 +441,17 @@ def _promise_errors(prof: Profile, where: str) -> list[str]:
 def release_problems(key: str, path: Path, *, accept_modified: bool = False) -> list[str]:
     """What is missing or wrong for ``real_data.<key>`` at ``path``: one message per missing file, each
     saying where to get it, and per file that is not the release's ([] when usable). Each check
-    lives next to its loader (``check_release``, found through :data:`lib.registry.RELEASE_CHECKS`);
+    lives next to its loader (``check_release``, found through :func:`lib.registry.release_module`);
     ``accept_modified``: the profile accepts a modified copy (``accept_modified_releases``)."""
-    from lib import registry
-
-    if key not in RealData.model_fields:
-        raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RealData.model_fields)}")
     check = registry.release_check(key)
     return check(path, accept_modified=True) if accept_modified else check(path)
 
 
 def _read_keys(prof: Profile):
     """(key, path) of the given real inputs that the selected notebooks read."""
-    for key in RealData.model_fields:
+    for key, release in registry.releases().items():
         p = prof.real_path(key)
-        if p is not None and set(REAL_DATA_READERS[key]) & set(prof.selected):
+        if p is not None and set(release.readers) & set(prof.selected):
             yield key, p
 
 
@@ -467,34 +465,29 @@ def _real_data_errors(prof: Profile, where: str) -> list[str]:
 def release_notes(prof: Profile) -> list[str]:
     """The files of the selected notebooks' releases that are absent but not needed: each with what it
     would add and where to get it (a check module's optional ``release_notes(path)``)."""
-    from lib import registry
-
     return [f"real_data.{key}: {msg}" for key, p in _read_keys(prof)
-            for msg in getattr(importlib.import_module(registry.RELEASE_CHECKS[key]), "release_notes", lambda _: [])(p)]
+            for msg in getattr(registry.release_module(key), "release_notes", lambda _: [])(p)]
 
 
 def accepted_modifications(prof: Profile) -> dict[str, list[str]]:
     """real_data key -> what differs from the release in the files the profile accepted as modified
     (``accept_modified_releases``; a check module's ``accepted_modifications(path)``), for the manifest."""
-    from lib import registry
-
     out = {}
     for key, p in _read_keys(prof):
         if key in prof.accept_modified_releases:
-            out[key] = registry.part(registry.RELEASE_CHECKS[key], "accepted_modifications")(p)
+            out[key] = registry.release_module(key).accepted_modifications(p)
     return out
 
 
 def _models_errors(prof: Profile, where: str) -> list[str]:
     """``models``: known paper ids and existing files (each paper's inputs module checks the rows)."""
-    from lib import registry
-
     errs = []
+    known = registry.papers()
     for paper in prof.models:
-        if paper not in registry.INPUTS:
-            close = difflib.get_close_matches(paper, registry.INPUTS, n=1)
+        if paper not in known:
+            close = difflib.get_close_matches(paper, known, n=1)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            errs.append(f"{where}: key 'models.{paper}': unknown paper{hint}; expected one of: {', '.join(registry.INPUTS)}")
+            errs.append(f"{where}: key 'models.{paper}': unknown paper{hint}; expected one of: {', '.join(known)}")
         elif not prof.models_path(paper).is_file():
             errs.append(f"{where}: key 'models.{paper}.file': no file {prof.models_path(paper)}; expected a CSV of "
                         "the paper's model columns (relative paths: from the repository root)")
@@ -502,13 +495,10 @@ def _models_errors(prof: Profile, where: str) -> list[str]:
 
 
 def _input_errors(prof: Profile, where: str) -> list[str]:
-    """Each paper's check of its input choices (collect / import / release; :data:`lib.registry.INPUTS`),
-    for the papers of the selected notebooks."""
-    from lib import artifacts, registry
-
-    papers = {a.paper for a in artifacts.REGISTRY.values() if a.notebook in prof.selected}
-    return [e for paper, module in registry.INPUTS.items() if paper in papers
-            for e in registry.part(module, "profile_errors")(prof, where)]
+    """Each paper's check of its input choices (collect / import / release;
+    :meth:`lib.declare.Paper.profile_errors`), for the papers of the selected notebooks."""
+    papers = {a.paper for a in registry.artifacts().values() if a.notebook in prof.selected}
+    return [e for key, decl in registry.papers().items() if key in papers for e in decl.profile_errors(prof, where)]
 
 
 # ---- ranges, forms, encodings and folders (issue 18: a bad value stops before any notebook) --------
@@ -635,13 +625,14 @@ def folder_problems(folders: dict[str, Path] | None = None) -> list[str]:
 def _running_notebooks(only) -> tuple[str, ...] | None:
     """``only`` as notebook names; None: every notebook, or inside a runner's notebook
     (``COMPANION_NOTEBOOK``) that one, so a notebook validates what its run validated."""
+    names = registry.notebook_names()
     if only is not None:
-        unknown = [n for n in only if n not in NOTEBOOK_NAMES]
+        unknown = [n for n in only if n not in names]
         if unknown:
-            raise ProfileError(f"only: unknown notebook(s) {unknown}; expected names of: {', '.join(NOTEBOOK_NAMES)}")
-        return tuple(n for n in NOTEBOOK_NAMES if n in only)
+            raise ProfileError(f"only: unknown notebook(s) {unknown}; expected names of: {', '.join(names)}")
+        return tuple(n for n in names if n in only)
     running = os.environ.get("COMPANION_NOTEBOOK")
-    return (running,) if running in NOTEBOOK_NAMES else None
+    return (running,) if running in names else None
 
 
 def load_profile(profile: str | Path, only: typing.Sequence[str] | None = None) -> Profile:
@@ -662,6 +653,7 @@ def load_profile(profile: str | Path, only: typing.Sequence[str] | None = None) 
     if "path" in doc:
         errs.append(f"{where}: key 'path': set by the loader, not by a profile")
         doc.pop("path")
+    _build_real_data()
     try:
         prof = Profile.model_validate(doc)
     except ValidationError as exc:

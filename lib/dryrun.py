@@ -1,7 +1,7 @@
 """``./run_all.sh --profile P --dry-run``: what each notebook would send and what it would cost, sending nothing.
 
-Per collecting notebook (:data:`lib.registry.PLANS`: 01, 02, 05, 06; 03 and 04 only analyse)
-the paper's ``notebook_plans`` builds the requests from the profile's notebook parameters the
+Per collecting notebook (:func:`lib.registry.plans`: 01, 02, 05, 06; 03 and 04 only analyse)
+its paper's ``notebook_plans`` builds the requests from the profile's notebook parameters the
 way the notebook does (the synthetic world or twin may be built from its cache; no endpoint is
 opened, no panel started, nothing sent). :mod:`lib.llm.cost` prices them: prompt tokens from the
 real prompt texts, the paper's stated completion assumption, the model tables' prices with the
@@ -30,12 +30,11 @@ def plan(prof: config.Profile, notebooks: list[str] | None = None):
     provider = (cost.endpoint_provider(prof.llm.base_url) if not prof.llm.providers else
                 (lambda r: prof.llm.routes.get(r.provider, r.provider)))
     frames = []
-    for nb in notebooks or config.NOTEBOOK_NAMES:
-        module = registry.PLANS.get(nb)
-        if module is None or not (paths.NOTEBOOKS / f"{nb}.py").is_file():
+    for nb in notebooks or registry.notebook_names():
+        if nb not in registry.plans() or not (paths.NOTEBOOKS / f"{nb}.py").is_file():
             continue
         params = {**config.notebook_parameters(nb), **prof.notebooks.get(nb, {})}
-        for pc in registry.part(module, "notebook_plans")(prof, nb, params):
+        for pc in registry.paper_of(nb).notebook_plans(prof, nb, params):
             frames.append(cost.plan_table(pc, prof.llm.prices, provider=provider))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=cost.PLAN_COLUMNS)
 
@@ -73,17 +72,15 @@ def write(df, prof: config.Profile) -> tuple:
 def run(profile: str, only: list[str] | None = None, out=None) -> int:
     """Print the dry run of ``profile`` (restricted to ``only``'s notebooks) to ``out`` (default stdout)
     and write its files; returns the exit code."""
-    from lib.pipeline import select
-
     out = out or sys.stdout
-    selected = select(only)
+    selected = registry.select(only)
     prof = config.load_or_report(profile, out, selected if only else None)
     if prof is None:
         return 2
     t0 = time.perf_counter()
     print(f"dry run of profile {prof.name}: nothing is sent (no endpoint opened, no panel started)", file=out)
     for nb in selected:
-        if nb not in registry.PLANS:
+        if nb not in registry.plans():
             print(f"{nb}: analyses only (no requests)", file=out)
     df = plan(prof, selected)
     print(cost.format_plan(df), file=out)

@@ -109,7 +109,7 @@ def partial_block(upstream: dict | None = None) -> list[dict]:
     """The models the raw store's coverage file marks partial (answered share under the threshold,
     :func:`lib.llm.coverage.write_coverage`), each with the notebooks whose artifacts use it: the one
     that collected it and every notebook downstream of that one (``upstream``: notebook -> the
-    notebooks it reads, in run order; the runner's ``lib.pipeline.UPSTREAM``)."""
+    notebooks it reads, in run order; :func:`lib.registry.upstream`)."""
     from lib.llm.coverage import read_coverage
 
     upstream = upstream or {}

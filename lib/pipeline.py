@@ -37,22 +37,12 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lib import artifacts, claims, config, manifest, paths, rawsource
+from lib import artifacts, claims, claims_plot, config, manifest, paths, rawsource, registry
 
 KERNEL = "llm-audit-companion"
 #: the run banner's words for a profile's data label (lib.config.Profile.data_label)
 BANNER = {"synthetic": "synthetic embedded default", "real": "real data",
           "mixed": "MIXED data: a real endpoint's answers about synthetic inputs"}
-# What each notebook reads from earlier notebooks (their outputs/data/<name>/ folders).
-UPSTREAM: dict[str, tuple[str, ...]] = {
-    "01_calibration": (),
-    "02_collection": ("01_calibration",),
-    "03_infrastructure_benchmark": ("02_collection",),
-    "04_interventions": ("01_calibration", "02_collection"),
-    "05_authority_pilot_regression": (),
-    "06_attribution_fairness": (),
-}
-assert tuple(UPSTREAM) == config.NOTEBOOK_NAMES
 
 
 @dataclass
@@ -111,7 +101,7 @@ def input_hash(notebook: str, prof: config.Profile, lib_digest: str) -> str:
         "source": _sha((paths.NOTEBOOKS / f"{notebook}.py").read_bytes()),
         "lib": lib_digest,
         "params": json.dumps({"shared": shared, "own": prof.notebooks.get(notebook, {})}, sort_keys=True, default=str),
-        "upstream": {u: manifest.read_state(u).get("data_digest", "absent") for u in UPSTREAM[notebook]},
+        "upstream": {u: manifest.read_state(u).get("data_digest", "absent") for u in registry.upstream()[notebook]},
         "requirements": _sha((paths.ROOT / "requirements.txt").read_bytes()),
     }
     return _sha(json.dumps(parts, sort_keys=True).encode())
@@ -467,9 +457,9 @@ def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:
 
 
 def missing_upstream(notebook: str) -> list[str]:
-    """The notebooks ``notebook`` reads from (:data:`UPSTREAM`) whose outputs are not there: never run
-    successfully in this outputs folder, or their data folder gone."""
-    return [u for u in UPSTREAM[notebook] if manifest.read_state(u).get("status") != "ok"
+    """The notebooks ``notebook`` reads from (its declared upstream, :func:`lib.registry.upstream`) whose
+    outputs are not there: never run successfully in this outputs folder, or their data folder gone."""
+    return [u for u in registry.upstream()[notebook] if manifest.read_state(u).get("status") != "ok"
             or not (paths.DATA / u).is_dir()]
 
 
@@ -485,21 +475,6 @@ def _upstream_hint(notebook: str, error: str) -> str:
             f"{error}")
 
 
-def select(only: list[str] | None) -> list[str]:
-    """Notebook names to consider, in order; ``only`` takes prefixes such as ``03``."""
-    if not only:
-        return list(config.NOTEBOOK_NAMES)
-    chosen = []
-    for token in only:
-        for t in token.split(","):
-            match = [n for n in config.NOTEBOOK_NAMES if n == t or n.startswith(f"{t}_") or n.startswith(t)]
-            if len(match) != 1:
-                raise SystemExit(f"--only {t!r}: expected one of {', '.join(n[:2] for n in config.NOTEBOOK_NAMES)} "
-                                 f"or a full name ({', '.join(config.NOTEBOOK_NAMES)})")
-            chosen.append(match[0])
-    return [n for n in config.NOTEBOOK_NAMES if n in chosen]
-
-
 def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout, *,
         allow_partial: bool = False) -> int:
     """Run the pipeline; returns the process exit code (0 only if every promise is kept and, unless
@@ -507,7 +482,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     from lib import report
 
     t0 = time.perf_counter()
-    selected = select(only)       # validation and promises follow --only (issue 28)
+    selected = registry.select(only)       # validation and promises follow --only (issue 28)
     prof = config.load_or_report(profile, out, selected if only else None)
     if prof is None:
         return 2
@@ -531,10 +506,10 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
           f"outputs in {paths.OUTPUTS}", file=out, flush=True)
     runs: list[NotebookRun] = []
     failed = None
-    for i, name in enumerate(config.NOTEBOOK_NAMES, 1):
+    for i, name in enumerate(registry.notebook_names(), 1):
         nr = NotebookRun(name)
         runs.append(nr)
-        tag = f"[{i}/{len(config.NOTEBOOK_NAMES)}] {name:<31}"
+        tag = f"[{i}/{len(registry.notebook_names())}] {name:<31}"
         if not (paths.NOTEBOOKS / f"{name}.py").is_file():
             nr.status = "absent"
             print(f"{tag} not yet written (its artifacts are reported missing)", file=out, flush=True)
@@ -557,7 +532,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
             _write_state(nr, prof, run_id)
             print(f"{tag} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
                   f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
-            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
+            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=registry.upstream())
             manifest.write(man)
             return 128 + exc.signum
         result.input_hash = nr.input_hash
@@ -571,8 +546,8 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
                   file=out, flush=True)
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
-    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=UPSTREAM)
-    man["claims"] = claims.write_markdown(man)
+    man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=registry.upstream())
+    man["claims"] = claims_plot.write_markdown(man)
     manifest.write(man)
     report.write_index(man)
     code = manifest.print_summary(man, out=out)
@@ -590,7 +565,7 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="run_all.sh", description=__doc__.split("\n\n")[0],
-        epilog="Notebooks, in order: " + ", ".join(config.NOTEBOOK_NAMES)
+        epilog="Notebooks, in order: " + ", ".join(registry.notebook_names())
         + ". Profiles: params/*.yaml. Outputs: outputs/ (manifest.json, index.html, claims.md).")
     parser.add_argument("--profile", default="quick", help="quick (default), paper, or a path to a YAML profile")
     parser.add_argument("--only", action="append", metavar="NN",

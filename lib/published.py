@@ -10,7 +10,7 @@ panel's stated calibration tolerance (each paper's ``CALIBRATION``): sampling er
 raw difference, judges a regenerated value. p-value rows are read as p-values: consistent when
 both sides make the same decision at α = 0.05. NA where no interval is known. Each paper's published values and the mapping of its regenerated
 tables onto this shape live in ``lib/<paper>/published.py`` (found through
-:data:`lib.registry.PUBLISHED`); transcribed values come from ``lib/resources`` (SOURCES.md), read
+:meth:`lib.declare.Paper.published`); transcribed values come from ``lib/resources`` (SOURCES.md), read
 by :func:`published_values`: percentages and percentage points are stored as printed (unit ``%``
 / ``pp``) and compared as fractions (39.2 % → 0.392, −2.3 pp → −0.023), the scale of the
 regenerated rates.
@@ -376,14 +376,14 @@ def _synthetic(outputs: Path, ids) -> bool | str | None:
 
 def build_all(outputs: Path | None = None, *, tolerance: float = TOLERANCE) -> dict[str, pd.DataFrame]:
     """Every comparison available from an outputs folder, keyed by file name: each paper's
-    ``build(outputs, tolerance=...)`` of :data:`lib.registry.PUBLISHED` (its ``published``
+    ``build(outputs, tolerance=...)`` of :meth:`lib.declare.Paper.published` (its ``published``
     module says which files it reads). Missing inputs leave their published values missing."""
-    from lib import registry  # the registry imports the paper packages, which import this core
+    from lib import registry  # the declarations name the paper packages, which import this core
 
     out = Path(outputs) if outputs is not None else paths.OUTPUTS
     res: dict[str, pd.DataFrame] = {}
-    for module in registry.PUBLISHED.values():
-        res.update(registry.part(module, "build")(out, tolerance=tolerance))
+    for decl in registry.papers().values():
+        res.update(decl.published(out, tolerance=tolerance))
     return res
 
 

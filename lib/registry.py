@@ -1,67 +1,172 @@
-"""The one place the top of lib/ meets the paper packages: per paper, its parts, as tables.
+"""The one place the top of lib/ meets the paper packages: their declarations, loaded and checked.
 
-Top-level modules (config, the published-values core) look a part up here instead of importing
-a paper package by name. The tables name modules; :func:`part` imports one on use, so validating
-a profile imports only the light modules it needs (the paper packages import the top-level
-cores, so they cannot be imported when those load).
+Each paper package declares itself once in ``lib/<paper>/paper.py`` (:data:`PAPER`, a
+:class:`lib.declare.Paper`). :data:`PAPERS` lists the packages; adding a paper is adding its
+package and one entry there. The declarations are imported on first use, never when a top-level
+module loads (the paper packages import the top-level cores), and each is checked against the
+protocol, method signatures included. Derived here, each with one owner: the papers
+(:func:`papers`), the notebook list and its upstream map (:func:`notebooks`), the artifacts
+(:func:`artifacts`), the releases by ``real_data`` key (:func:`releases`) and the collecting
+notebooks (:func:`plans`).
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 from typing import Any
 
-#: real_data key -> the module whose ``check_release(path) -> list[str]`` names every missing file.
-RELEASE_CHECKS = {
-    "raw_responses_dir": "lib.scholar.release",
-    "ground_truth_dir": "lib.groundtruth.release",
-    "attribench_dir": "lib.attribution.download",
-    "authority_dataset_dir": "lib.authority.corpus",
-}
-#: paper -> its inputs module: ``profile_errors(profile, where) -> list[str]`` checks the profile's
-#: input choices (collect / import / release) for that paper's notebooks.
-INPUTS = {
-    "llmscholarbench": "lib.scholar.inputs",
-    "authority_bias": "lib.authority.inputs",
-    "attribution_bias": "lib.attribution.inputs",
-}
-#: paper -> its models module: ``user_rows(profile) -> DataFrame | None``, the profile's own models
-#: (``models.<paper>``) as rows of the paper's resource file (the embedded panel serves them).
-MODELS = {
-    "llmscholarbench": "lib.scholar.models",
-    "authority_bias": "lib.authority.models",
-    "attribution_bias": "lib.attribution.models",
-}
-#: paper -> its published module: ``build(outputs, *, tolerance) -> {name: comparison}``.
-PUBLISHED = {
-    "llmscholarbench": "lib.scholar.published",
-    "authority_bias": "lib.authority.published",
-    "attribution_bias": "lib.attribution.published",
-}
+from lib.declare import Artifact, Notebook, Paper, Release, ReleaseCheck
 
-#: collecting notebook -> the module whose ``notebook_plans(profile, notebook, params) -> [PlannedCollection]``
-#: builds what it would send (lib.dryrun; the notebooks not listed send nothing)
-PLANS = {
-    "01_calibration": "lib.scholar.plan",
-    "02_collection": "lib.scholar.plan",
-    "05_authority_pilot_regression": "lib.authority.plan",
-    "06_attribution_fairness": "lib.attribution.runs",
-}
+#: The paper packages, in notebook order; each has a ``paper`` module with a ``PAPER`` declaration.
+PAPERS = ("lib.scholar", "lib.authority", "lib.attribution")
 
 
-def part(module: str, name: str) -> Any:
-    """``module.name`` of a table entry, importing the module."""
-    return getattr(importlib.import_module(module), name)
+class DeclarationError(TypeError):
+    """A paper declaration that does not satisfy :class:`lib.declare.Paper`."""
+
+
+#: The methods of a declaration (its parts), each with the protocol's parameters.
+_PARTS = tuple(n for n, v in vars(Paper).items() if inspect.isfunction(v) and not n.startswith("_"))
+
+
+def _params(fn) -> list[tuple[str, Any]]:
+    return [(p.name, p.kind) for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+
+
+def _checked(package: str) -> Paper:
+    module = f"{package}.paper"
+    decl = getattr(importlib.import_module(module), "PAPER", None)
+    if not isinstance(decl, Paper):
+        missing = [n for n in ("key", "title", "notebooks", "artifacts", "releases", *_PARTS) if not hasattr(decl, n)]
+        raise DeclarationError(f"{module}.PAPER: not a lib.declare.Paper; missing {missing}")
+    for name in _PARTS:
+        want, got = _params(getattr(Paper, name)), _params(getattr(decl, name))
+        if got != want:
+            raise DeclarationError(f"{module}.PAPER.{name}: parameters {[n for n, _ in got]}, expected "
+                                   f"{[n for n, _ in want]} (lib.declare.Paper.{name})")
+    wrong = [a.id for a in decl.artifacts if not isinstance(a, Artifact) or a.paper != decl.key]
+    foreign = [a.id for a in decl.artifacts if a.notebook is not None and a.notebook not in {n.name for n in decl.notebooks}]
+    if wrong or foreign:
+        raise DeclarationError(f"{module}.PAPER: artifacts {wrong} are not Artifacts of paper {decl.key!r}, or "
+                               f"{foreign} name a notebook the paper does not declare")
+    if not all(isinstance(n, Notebook) for n in decl.notebooks) or not all(isinstance(r, Release) for r in decl.releases):
+        raise DeclarationError(f"{module}.PAPER: notebooks must be lib.declare.Notebook and releases lib.declare.Release")
+    return decl
+
+
+@functools.cache
+def papers() -> dict[str, Paper]:
+    """paper key -> its checked declaration, in the order of :data:`PAPERS`."""
+    out: dict[str, Paper] = {}
+    for package in PAPERS:
+        decl = _checked(package)
+        if decl.key in out:
+            raise DeclarationError(f"{package}.paper.PAPER: paper key {decl.key!r} is declared twice")
+        out[decl.key] = decl
+    return out
+
+
+@functools.cache
+def notebooks() -> dict[str, Notebook]:
+    """notebook name -> its declaration, in run order (each paper's, papers in order)."""
+    out: dict[str, Notebook] = {}
+    for decl in papers().values():
+        for nb in decl.notebooks:
+            unknown = [u for u in nb.upstream if u not in out]
+            if nb.name in out or unknown:
+                raise DeclarationError(f"paper {decl.key}: notebook {nb.name} is declared twice or reads "
+                                       f"{unknown}, which no earlier notebook declares")
+            bad = [r for r in nb.reads if r.split("/", 1)[0] not in nb.upstream]
+            if bad:
+                raise DeclarationError(f"paper {decl.key}: notebook {nb.name} reads {bad} outside its upstream {nb.upstream}")
+            out[nb.name] = nb
+    return out
+
+
+def notebook_names() -> tuple[str, ...]:
+    return tuple(notebooks())
+
+
+def upstream() -> dict[str, tuple[str, ...]]:
+    """notebook -> the notebooks it reads from (their ``outputs/data/<name>/`` folders)."""
+    return {name: nb.upstream for name, nb in notebooks().items()}
+
+
+def paper_of(notebook: str) -> Paper:
+    return next(d for d in papers().values() if any(n.name == notebook for n in d.notebooks))
+
+
+@functools.cache
+def artifacts() -> dict[str, Artifact]:
+    """artifact id -> artifact, every paper's in declared order."""
+    out: dict[str, Artifact] = {}
+    for decl in papers().values():
+        for a in decl.artifacts:
+            if a.id in out:
+                raise DeclarationError(f"paper {decl.key}: artifact id {a.id!r} is declared twice")
+            out[a.id] = a
+    return out
+
+
+@functools.cache
+def releases() -> dict[str, Release]:
+    """real_data key -> its release, each paper's in declared order."""
+    out: dict[str, Release] = {}
+    for decl in papers().values():
+        for r in decl.releases:
+            if r.key in out:
+                raise DeclarationError(f"paper {decl.key}: real_data key {r.key!r} is declared twice")
+            out[r.key] = r
+    return out
+
+
+def plans() -> tuple[str, ...]:
+    """The collecting notebooks (their paper's ``notebook_plans`` builds what they send)."""
+    return tuple(n for n, nb in notebooks().items() if nb.plans)
+
+
+def reload() -> None:
+    """Forget the loaded declarations (after :data:`PAPERS` changes)."""
+    for f in (papers, notebooks, artifacts, releases, release_module):
+        f.cache_clear()
+
+
+def select(only: list[str] | None) -> list[str]:
+    """Notebook names to consider, in order; ``only`` takes prefixes such as ``03``."""
+    names = notebook_names()
+    if not only:
+        return list(names)
+    chosen = []
+    for token in only:
+        for t in token.split(","):
+            match = [n for n in names if n == t or n.startswith(f"{t}_") or n.startswith(t)]
+            if len(match) != 1:
+                raise SystemExit(f"--only {t!r}: expected one of {', '.join(n[:2] for n in names)} "
+                                 f"or a full name ({', '.join(names)})")
+            chosen.append(match[0])
+    return [n for n in names if n in chosen]
+
+
+@functools.cache
+def release_module(key: str) -> ReleaseCheck:
+    """The check module of ``real_data.<key>`` (KeyError naming the known keys), checked on load."""
+    if key not in releases():
+        raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(releases())}")
+    rel = releases()[key]
+    module = importlib.import_module(rel.module)
+    if not isinstance(module, ReleaseCheck) or (rel.accepts_modified and not hasattr(module, "accepted_modifications")):
+        raise DeclarationError(f"{rel.module}: the check of real_data.{key} needs check_release(path)"
+                               + (" and accepted_modifications(path)" if rel.accepts_modified else ""))
+    return module
 
 
 def release_check(key: str):
-    """The ``check_release`` of ``real_data.<key>`` (KeyError naming the known keys)."""
-    if key not in RELEASE_CHECKS:
-        raise KeyError(f"real_data has no key {key!r}; expected one of: {', '.join(RELEASE_CHECKS)}")
-    return part(RELEASE_CHECKS[key], "check_release")
+    """The ``check_release`` of ``real_data.<key>``."""
+    return release_module(key).check_release
 
 
 def own_models(profile) -> dict[str, Any]:
     """paper -> the profile's own models (rows of the paper's resource file), for papers that have some."""
-    out = {paper: part(module, "user_rows")(profile) for paper, module in MODELS.items()
-           if paper in getattr(profile, "models", {})}
+    out = {key: decl.user_rows(profile) for key, decl in papers().items() if key in getattr(profile, "models", {})}
     return {k: v for k, v in out.items() if v is not None}

@@ -4,20 +4,17 @@ A leaf module: it imports only numpy, scipy, statsmodels and pandas, so every an
 can use it without pulling anything else in.
 
 LLMScholarBench reports every metric as mean ± 95 % CI (reference §2.10): a Wilson score
-interval for the binary metrics (validity, refusal) and an unclipped Student-t interval for the
-others, pooled over all per-attempt values of a group (no per-model averaging first).
+interval for the binary metrics (the caller names them: ``binary``; this module names no paper's
+metric) and an unclipped Student-t interval for the others, pooled over all per-attempt values
+of a group (no per-model averaging first).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats as _st
-
-#: Metrics LLMScholarBench treats as proportions of 0/1 outcomes (Wilson intervals).
-BINARY_METRICS = frozenset({"validity_pct", "refusal_pct"})
-
 
 def wilson_ci(successes: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion.
@@ -182,14 +179,16 @@ def aggregate_per_group(
     *,
     value: str = "metric_value",
     metric_col: str = "metric_name",
+    binary: Collection[str],
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """Aggregate per-attempt metric values by group with 95 % CIs (LLMScholarBench reference §2.10).
 
     For each group of ``by`` (include ``metric_col`` in ``by`` when the table holds several
     metrics), over the non-missing values: n, mean, std (ddof=1), median, sum; then
-    ci_low/ci_high from a Wilson interval (count = sum, nobs = n) when the metric is binary
-    (validity_pct, refusal_pct), else from an unclipped t-interval; ``ci`` = half the width.
+    ci_low/ci_high from a Wilson interval (count = sum, nobs = n) when the metric is in ``binary``
+    (the paper's proportions of 0/1 outcomes, named by its package), else from an unclipped
+    t-interval; ``ci`` = half the width.
 
     Faithful to the reference: every attempt of the group is pooled (a model with more valid
     attempts weighs more); groups whose key has a NaN are dropped like pandas' default
@@ -210,7 +209,7 @@ def aggregate_per_group(
         rec.update(n=n, mean=v.mean() if n else np.nan, std=v.std(ddof=1) if n > 1 else np.nan,
                    median=np.median(v) if n else np.nan, sum=v.sum())
         metric = rec.get(metric_col, g[metric_col].iloc[0] if metric_col in g.columns else None)
-        if metric in BINARY_METRICS:
+        if metric in binary:
             lo, hi = wilson_ci(float(v.sum()), n, alpha) if n else (np.nan, np.nan)
         else:
             _, lo, hi = t_ci(v, alpha)
@@ -226,6 +225,7 @@ def aggregate_by_groups(
     *,
     value: str = "metric_value",
     metric_col: str = "metric_name",
+    binary: Collection[str],
     alpha: float = 0.05,
 ) -> pd.DataFrame:
     """:func:`aggregate_per_group` for several grouping columns at once, stacked (Figure 2 layout).
@@ -236,7 +236,8 @@ def aggregate_by_groups(
     """
     out = []
     for g in groups:
-        a = aggregate_per_group(per_attempt, [g, metric_col], value=value, metric_col=metric_col, alpha=alpha)
+        a = aggregate_per_group(per_attempt, [g, metric_col], value=value, metric_col=metric_col, binary=binary,
+                                alpha=alpha)
         out.append(a.rename(columns={g: "group"}).assign(group_kind=g))
     cols = ["group_kind", "group", metric_col, "n", "mean", "std", "median", "sum", "ci_low", "ci_high", "ci"]
     return pd.concat(out, ignore_index=True)[cols] if out else pd.DataFrame(columns=cols)

@@ -6,7 +6,7 @@ import math
 import pytest
 from scipy import stats as st
 
-from lib import artifacts, claims, paths, stats
+from lib import artifacts, claims, claims_plot, paths, stats
 
 CLAIM = claims.Claim("lsb-temp-validity", "llmscholarbench", "§4.2", "Higher temperature lowers validity.")
 
@@ -111,7 +111,7 @@ def test_markdown_groups_by_paper_and_prints_outcome_rule_statistic_and_size(iso
                  knob=claims.Knob("05_authority_pilot_regression", "queries_per_topic"))
     monkeypatch.setenv("COMPANION_NOTEBOOK", "04_interventions")
     claims.check(CLAIM, change_check, -0.3, -0.1, synthetic=True)
-    counts = claims.write_markdown()
+    counts = claims_plot.write_markdown()
     md = paths.CLAIMS.read_text()
     assert counts == {"held": 1, "contradicted": 0, "inconclusive": 1, "not applicable": 0}
     assert "2 claims checked: 1 held, 0 contradicted, 1 inconclusive, 0 not applicable." in md
@@ -180,7 +180,7 @@ def test_markdown_shows_command_profile_and_measured_time_per_claim(isolated_out
     man = {"stages": {"notebooks": {"05_authority_pilot_regression": {"wall_s": 15.64, "earlier_run": False},
                                     "06_attribution_fairness": {"wall_s": 3.0, "earlier_run": True}}}}
     assert claims.notebook_times(man) == {"05_authority_pilot_regression": "15.6 s", "06_attribution_fairness": "3.0 s (earlier run)"}
-    counts = claims.write_markdown(man)
+    counts = claims_plot.write_markdown(man)
     md = paths.CLAIMS.read_text()
     assert counts == {"held": 2, "contradicted": 0, "inconclusive": 0, "not applicable": 0}
     flip_row = next(line for line in md.splitlines() if line.startswith("| `ab-flip-vs-boost`"))
@@ -220,8 +220,6 @@ def test_not_applicable_rows_show_the_reason(isolated_outputs):
 
 
 def test_forest_plot_draws_one_row_per_claim_in_outcome_colours(isolated_outputs):
-    from lib import claims_plot
-
     claims.check(FLIP, _rate_above, {"rate": 0.45}, 0.3, synthetic=True, notebook="05_authority_pilot_regression")
     claims.check(DIRECTION, _rate_above, {"rate": 0.45}, 0.5, synthetic=True, notebook="05_authority_pilot_regression")
     fig = claims_plot.forest(claims.records(), "t")

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib import artifacts, config, manifest, paths, report, sortkernel  # noqa: E402
+from lib import artifacts, claims_plot, config, manifest, paths, report, sortkernel  # noqa: E402
 from lib.pipeline import NotebookRun  # noqa: E402
 
 
@@ -122,7 +122,7 @@ def test_index_shows_claims_table_per_paper_and_claims_on_cards(built_index, mon
     claims.check(flip, lambda: claims.judge([gap], {"gap pp": 17.5}), synthetic=True,
                  notebook="05_authority_pilot_regression")
     man["stages"] = {"notebooks": {"05_authority_pilot_regression": {"wall_s": 12.34, "earlier_run": False}}}
-    claims.write_markdown(man)          # also the forest plots
+    claims_plot.write_markdown(man)          # also the forest plots
     html = report.write_index(man).read_text()
     ab = html[html.index("<h2>Authority bias"):html.index("<h2>Attribution bias")]
     assert "Claims: 0 held, 0 contradicted, 1 inconclusive, 0 not applicable" in ab
@@ -152,9 +152,9 @@ def test_a_partial_model_is_marked_in_the_manifest_and_its_artifacts(isolated_ou
     monkeypatch.setenv("COMPANION_NOTEBOOK", "01_calibration")
     collect.write_coverage(paths.RAW, {("temperature_analysis", "dead"): [10, 3],
                                        ("temperature_analysis", "fine"): [10, 9]})
-    from lib.pipeline import UPSTREAM
+    from lib import registry
 
-    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0, upstream=UPSTREAM)
+    man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0, upstream=registry.upstream())
     assert [(p["model"], p["answered"], p["planned"]) for p in man["partial"]] == [("dead", 3, 10)]
     assert man["partial"][0]["used_by"] == ["01_calibration", "02_collection", "03_infrastructure_benchmark",
                                             "04_interventions"]

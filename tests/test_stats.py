@@ -71,7 +71,7 @@ def test_aggregate_per_group_wilson_for_binary_t_otherwise():
         "metric_name": ["validity_pct"] * 4 + ["factuality_author"] * 3 + ["factuality_author"],
         "metric_value": [1, 1, 0, 1, 0.2, 0.4, np.nan, 0.9],
     })
-    out = stats.aggregate_per_group(df, ["model_size", "metric_name"]).set_index("model_size")
+    out = stats.aggregate_per_group(df, ["model_size", "metric_name"], binary={"validity_pct"}).set_index("model_size")
     assert (out.loc["S", "ci_low"], out.loc["S", "ci_high"]) == pytest.approx(stats.wilson_ci(3, 4))
     assert out.loc["S", "n"] == 4 and out.loc["S", "sum"] == 3
     m, lo, hi = stats.t_ci([0.2, 0.4])
@@ -79,13 +79,13 @@ def test_aggregate_per_group_wilson_for_binary_t_otherwise():
     assert (out.loc["M", "ci_low"], out.loc["M", "ci_high"]) == pytest.approx((lo, hi))
     assert math.isnan(out.loc["L", "ci_low"])  # one value: no t interval
     with pytest.raises(KeyError, match="model_class"):
-        stats.aggregate_per_group(df, ["model_class"])
+        stats.aggregate_per_group(df, ["model_class"], binary=())
 
 
 def test_aggregate_by_groups_stacks_group_kinds():
     df = pd.DataFrame({"model_access": ["open", "open", "proprietary"], "model_size": ["S", "M", "S"],
                        "metric_name": ["refusal_pct"] * 3, "metric_value": [1, 0, 1]})
-    out = stats.aggregate_by_groups(df, ["model_access", "model_size"])
+    out = stats.aggregate_by_groups(df, ["model_access", "model_size"], binary={"refusal_pct"})
     assert out[["group_kind", "group"]].values.tolist() == [["model_access", "open"], ["model_access", "proprietary"],
                                                            ["model_size", "M"], ["model_size", "S"]]
     s = out.set_index(["group_kind", "group"]).loc[("model_size", "S")]
@@ -167,3 +167,20 @@ def test_chi2_n_to_decide_uses_cohens_w():
     crit = st.chi2.ppf(0.95, 3)
     assert st.ncx2.sf(crit, 3, n * 0.01) == pytest.approx(0.8, abs=1e-3)
     assert stats.chi2_n_to_decide(0.0, 400, 4) == float("inf")
+
+
+def test_stats_names_no_paper_metric():
+    """The binary metrics are the caller's (``binary``): stats.py's code holds no LLMScholarBench metric name."""
+    import ast
+    from pathlib import Path
+
+    from lib.scholar import aggregate, metrics
+
+    names = {*metrics.BINARY_METRICS, *aggregate.HEADLINE_METRICS, *aggregate.FACTUALITY_METRICS,
+             *aggregate.DIVERSITY_METRICS, *aggregate.PARITY_METRICS}
+    tree = ast.parse(Path(stats.__file__).read_text())
+    found = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names}
+    assert found == set()
+    df = pd.DataFrame({"g": ["a", "a"], "metric_name": ["validity_pct"] * 2, "metric_value": [1, 0]})
+    t = stats.aggregate_per_group(df, ["g", "metric_name"], binary=())     # not named binary: a t interval
+    assert (t["ci_low"].iloc[0], t["ci_high"].iloc[0]) == pytest.approx(stats.t_ci([1, 0])[1:])

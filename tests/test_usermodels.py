@@ -34,7 +34,7 @@ def example():
 
 def test_worked_examples_validate(example):
     real = config.load_profile(EXAMPLES / "own_model.yaml")
-    assert real.synthetic == "mixed" and set(real.models) == set(registry.INPUTS)
+    assert real.synthetic == "mixed" and set(real.models) == set(registry.papers())
     assert {m.mode for m in real.models.values()} == {"replace"} and {m.mode for m in example.models.values()} == {"add"}
     from lib.authority import inputs as ai
     from lib.scholar import models as lsb

@@ -6,7 +6,7 @@ are there. :class:`Sources` holds the source rule, once: the corpus tables descr
 when it is there, the models are asked about it only when both its quote files are (else about
 the twin). The release holds no model responses, so the runs of §5 are made only with an endpoint
 to ask: the embedded panel (synthetic profiles) or ``llm.base_url``. :func:`profile_errors`
-checks the notebook's choices when the profile is loaded (through :data:`lib.registry.INPUTS`),
+checks the notebook's choices when the profile is loaded (through :meth:`lib.declare.Paper.profile_errors`),
 :func:`check` when the notebook starts.
 """
 from __future__ import annotations

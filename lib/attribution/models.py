@@ -110,9 +110,11 @@ def routing(table: pd.DataFrame | None = None) -> pd.DataFrame:
                          "sub_provider": None}, columns=ROUTING_COLUMNS).reset_index(drop=True)
 
 
-def prices() -> pd.DataFrame:
+def prices(models: pd.DataFrame | None = None) -> pd.DataFrame:
     """USD per million tokens per model id (version) (:func:`lib.llm.cost.read_prices` of the model
-    table; the Together models' prices are unknown, NaN, until a profile gives them in ``llm.prices``)."""
+    table; the Together models' prices are unknown, NaN, until a profile gives them in ``llm.prices``).
+    ``models``: a model table (its ``version`` column); default every model of the paper's."""
     from lib.llm.cost import read_prices
 
-    return read_prices(MODELS_CSV, "version")
+    out = read_prices(MODELS_CSV, "version")
+    return out if models is None else out[out["model"].isin(models["version"])].reset_index(drop=True)

@@ -5,7 +5,7 @@ released dataset folder; a profile's ``real_data.authority_dataset_dir`` sets it
 collected from the endpoint when there is one to ask (the embedded panel on the synthetic
 corpus, or ``llm.base_url``); a real-data profile without an endpoint reads the release's own
 answers. :func:`profile_errors` checks the choices when the profile is loaded (through
-:data:`lib.registry.INPUTS`), :func:`resolve` when the notebook starts.
+:meth:`lib.declare.Paper.profile_errors`), :func:`resolve` when the notebook starts.
 """
 from __future__ import annotations
 

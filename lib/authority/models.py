@@ -179,9 +179,11 @@ def providers_by_id(table: pd.DataFrame | None = None) -> dict[str, str]:
     return dict(zip(r["model"], r["provider"]))
 
 
-def prices():
+def prices(models: pd.DataFrame | None = None) -> pd.DataFrame:
     """USD per million tokens per model id (:func:`lib.llm.cost.read_prices` of the model table:
-    Ollama models 0, API models the providers' list prices, sources in the ``price_source`` column)."""
+    Ollama models 0, API models the providers' list prices, sources in the ``price_source`` column).
+    ``models``: a :func:`load_models` table (its ``id`` column); default every model of the paper's."""
     from lib.llm.cost import read_prices
 
-    return read_prices(MODELS_CSV, "id")
+    out = read_prices(MODELS_CSV, "id")
+    return out if models is None else out[out["model"].isin(models["id"])].reset_index(drop=True)

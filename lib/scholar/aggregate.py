@@ -24,6 +24,7 @@ import pandas as pd
 from lib import stats
 from lib.scholar import benchmark
 from lib.scholar import interventions as iv
+from lib.scholar.metrics import BINARY_METRICS
 
 #: The nine headline metrics of Fig. 2 / C.7 / C.11, in the paper's panel order (reference §2.8).
 HEADLINE_METRICS = ("refusal_pct", "validity_pct", "duplicates", "consistency", "factuality_author",
@@ -135,7 +136,7 @@ def aggregate(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_COLUMNS, 
         raise KeyError(f"aggregate: per-attempt table lacks column(s) {missing}; has {list(per_attempt.columns)}")
     d = per_attempt if metrics is None else per_attempt[per_attempt["metric_name"].isin(metrics)]
     d = d[d["metric_value"].notna()]
-    agg = stats.aggregate_by_groups(d, groups, alpha=alpha)
+    agg = stats.aggregate_by_groups(d, groups, binary=BINARY_METRICS, alpha=alpha)
     agg["best"] = _best(agg, ["group_kind", "metric_name"], decimals) if len(agg) else pd.Series(dtype=bool)
     agg["best"] = agg["best"].astype(bool)
     return agg

@@ -15,6 +15,7 @@ import pandas as pd
 
 from lib import stats
 from lib.claims import Interval, Knob, interval
+from lib.scholar.metrics import BINARY_METRICS
 
 P = "llmscholarbench"
 #: The parameters the samples grow with: 03's and 04's collection-based checks read notebook 02's
@@ -27,7 +28,7 @@ SWEEP = Knob("01_calibration", "params_per_family", zero=5)
 def summary(values: pd.Series, metric: str) -> dict:
     """mean, n and 95 % CI of per-attempt values (Wilson for binary metrics, t otherwise)."""
     v = values.astype(float).dropna().to_numpy()
-    if metric in stats.BINARY_METRICS:
+    if metric in BINARY_METRICS:
         lo, hi = stats.wilson_ci(float(v.sum()), v.size) if v.size else (np.nan, np.nan)
         mean = float(v.mean()) if v.size else np.nan
     else:
@@ -42,7 +43,7 @@ def difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> 
     y = b.astype(float).dropna().to_numpy()
     if x.size == 0 or y.size == 0:
         return {"diff": np.nan, "ci": [np.nan, np.nan]}
-    if metric in stats.BINARY_METRICS:
+    if metric in BINARY_METRICS:
         d, lo, hi = stats.newcombe_diff(float(y.sum()), y.size, float(x.sum()), x.size, alpha)
     else:
         d, lo, hi = stats.welch_diff(y, x, alpha)
@@ -51,7 +52,7 @@ def difference(a: pd.Series, b: pd.Series, metric: str, alpha: float = 0.05) -> 
 
 def test_of(metric: str) -> str:
     """The interval a :func:`difference` of ``metric`` uses."""
-    return "Newcombe hybrid score" if metric in stats.BINARY_METRICS else "Welch t"
+    return "Newcombe hybrid score" if metric in BINARY_METRICS else "Welch t"
 
 
 def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str = "above") -> Interval:

@@ -27,6 +27,7 @@ import pandas as pd
 from lib import stats
 from lib.scholar import benchmark
 from lib.scholar import interventions as iv
+from lib.scholar.metrics import BINARY_METRICS
 
 CONSTRAINED_TASK = iv.CONSTRAINED_TASK
 #: The constrained variants per attribute family, with the legend labels of Fig. 4 / C.13–C.17.
@@ -132,7 +133,7 @@ def constrained_pairs(long: pd.DataFrame, params: Sequence[str], *, before_param
 
 
 def _agg(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    return stats.aggregate_per_group(df, [*by, "metric_name"])
+    return stats.aggregate_per_group(df, [*by, "metric_name"], binary=BINARY_METRICS)
 
 
 def before_after(long: pd.DataFrame, variants: Mapping[str, str], *, by: Sequence[str] = (),
@@ -247,8 +248,8 @@ def quadrant_points(long: pd.DataFrame) -> pd.DataFrame:
     d = d[d["metric_name"].isin([*TECHNICAL_AXIS, *SOCIAL_AXIS])]
     if d.empty:
         return pd.DataFrame(columns=cols)
-    means = stats.aggregate_per_group(d, ["model", "metric_name"]).pivot(index="model", columns="metric_name",
-                                                                         values="mean")
+    means = stats.aggregate_per_group(d, ["model", "metric_name"], binary=BINARY_METRICS).pivot(
+        index="model", columns="metric_name", values="mean")
     tech = means.reindex(columns=list(TECHNICAL_AXIS))
     soc = means.reindex(columns=list(SOCIAL_AXIS))
     out = pd.DataFrame({"technical": tech.sum(axis=1, skipna=True), "social": soc.sum(axis=1, skipna=True),

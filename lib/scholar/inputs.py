@@ -6,7 +6,7 @@ embedded panel by default), ``release`` imports the paper's own runs from
 (Tier A, no request). Notebook 02 also chooses its temperatures (``temperature_source``: 01's
 calibration or the paper's Table A.1), and notebooks 03 and 04 their ground truth D
 (:func:`reference_dataset`). :func:`profile_errors` checks these choices when the
-profile is loaded (through :data:`lib.registry.INPUTS`), so a bad one fails before any work; the
+profile is loaded (through :meth:`lib.declare.Paper.profile_errors`), so a bad one fails before any work; the
 notebooks call the loaders below instead of choosing in their cells.
 """
 from __future__ import annotations

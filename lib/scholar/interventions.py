@@ -148,7 +148,8 @@ def temperature_curves(per_attempt: pd.DataFrame, groups: Sequence[str] = GROUP_
     per_attempt = per_attempt[per_attempt["metric_value"].notna()]     # e.g. one run's NaN consistency
     parts = []
     for g in groups:
-        a = stats.aggregate_per_group(per_attempt, [g, "temperature", "metric_name"], alpha=alpha)
+        a = stats.aggregate_per_group(per_attempt, [g, "temperature", "metric_name"], binary=m.BINARY_METRICS,
+                                    alpha=alpha)
         parts.append(a.rename(columns={g: "group"}).assign(group_kind=g))
     cols = ["group_kind", "group", "temperature", "metric_name", "n", "mean", "std", "median", "sum",
             "ci_low", "ci_high", "ci"]

@@ -18,6 +18,8 @@ Mode = Literal["faithful", "corrected"]
 #: Attributes whose reference labels are a pandas categorical (``pd.qcut`` prominence strata): their
 #: faithful parity of an attempt without labels is NaN, not 0.5 (:func:`parity`).
 CATEGORICAL_ATTRIBUTES = ("prominence_pub", "prominence_cit")
+#: Metrics the paper treats as proportions of 0/1 outcomes (Wilson intervals, reference §2.10).
+BINARY_METRICS = frozenset({"validity_pct", "refusal_pct"})
 FIELD_SUBFIELD = {"PER": "Education", "CM&MP": "Condensed Matter Physics"}
 EPOCH_START = {"1950s": 1950, "2000s": 2000}
 YEAR_NOW = 2025  # FACTUALITY_AUTHOR_YEAR_NOW
