@@ -64,3 +64,24 @@ def load_profile_text(tmp_path):
         p.write_text(MINIMAL_PROFILE + extra)
         return config.load_profile(p)
     return load
+
+
+
+def saved_ids(notebook: str) -> set[str]:
+    """Artifact ids a notebook's source passes to ``artifacts.save_figure/save_table/save_text``."""
+    import re
+
+    src = (paths.NOTEBOOKS / f"{notebook}.py").read_text(encoding="utf-8")
+    return set(re.findall(r"save_(?:figure|table|text)\([^)]*?\"([a-z]+-[\w-]+)\"", src, flags=re.S))
+
+
+def declaration_problems(paper) -> list[str]:
+    """What a paper's declaration says that its notebooks do not: an artifact id its producing
+    notebook never names, or an id a notebook saves that the declaration gives to no notebook of its."""
+    bad = []
+    for nb in paper.notebooks:
+        declared = {a.id for a in paper.artifacts if a.notebook == nb.name}
+        src = (paths.NOTEBOOKS / f"{nb.name}.py").read_text(encoding="utf-8")
+        bad += [f"{nb.name}: never names {i}" for i in sorted(declared) if f'"{i}"' not in src]
+        bad += [f"{nb.name}: saves undeclared {i}" for i in sorted(saved_ids(nb.name) - declared)]
+    return bad
