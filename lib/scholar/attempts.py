@@ -68,13 +68,15 @@ def attempts_from_store(models: pd.DataFrame, experiment: str, *, requests=None,
     """
     from itertools import groupby
 
-    from lib.llm.store import RawStore, request_key
+    from lib.llm.store import RawStore, attempt_key, request_key
 
     wanted = {r.key for r in requests} if requests is not None else None
     parts = []
     stream = RawStore(store_root).iter_records(experiment)
     for _, recs in groupby(stream, key=lambda r: r["model"]):
-        chunk = [r for r in recs if wanted is None or request_key(r) in wanted]
+        # in request order, not the order the answers arrived in (a batch returns them shuffled), so
+        # the table and every sum over it are the same bytes whatever the arrival order
+        chunk = sorted((r for r in recs if wanted is None or request_key(r) in wanted), key=attempt_key)
         if chunk:
             parts.append(attempt_table(pd.DataFrame(chunk), models))
     if not parts:
