@@ -29,7 +29,8 @@ else
 fi
 
 # `lib` must be importable from this checkout (editable install), not from another clone.
-if ! "$PY" -c "import lib, pathlib, sys; sys.exit(0 if pathlib.Path(lib.__file__).resolve().parent == pathlib.Path('$root/lib').resolve() else 1)" 2>/dev/null; then
+# -P: without the current folder on sys.path, so the check sees the install, not the checkout it runs in
+if ! "$PY" -P -c "import lib, pathlib, sys; sys.exit(0 if pathlib.Path(lib.__file__).resolve().parent == pathlib.Path('$root/lib').resolve() else 1)" 2>/dev/null; then
   "$PY" -m pip install --quiet --disable-pip-version-check --no-deps -e .
 fi
 
