@@ -56,8 +56,6 @@ NO_TEST_YET = (
     "llm/collect.py",
     "llm/cost.py",
     "llm/coverage.py",
-    "llm/kernel.py",
-    "llm/perrequest.py",
     "panel/authority.py",
     "panel/authority_fit.py",
     "panel/core.py",
