@@ -185,9 +185,13 @@ class DuplicateRequestError(ValueError):
 
 def check_unique(requests: Sequence[Request]) -> None:
     """Refuse a plan that holds a request twice: both copies would be sent (paid twice) and the second
-    answer refused by the append-only store. Names the first repeated keys; nothing was sent."""
-    seen: set[tuple] = set()
-    dup = Counter(r.key for r in requests if r.key in seen or seen.add(r.key))
+    answer refused by the append-only store (the batch path: the provider refuses the file, round after
+    round). Names the first repeated keys; nothing was sent. A lazy plan is read once more only when two
+    keys share a hash (hashes, not keys, are kept: plans of millions)."""
+    seen: set[int] = set()
+    clash = {h for h in (hash(r.key) for r in requests) if h in seen or seen.add(h)}
+    dup = Counter(r.key for r in requests if hash(r.key) in clash) if clash else Counter()
+    dup = Counter({k: n - 1 for k, n in dup.items() if n > 1})
     if dup:
         first = ", ".join(f"{k} x{n + 1}" for k, n in list(dup.items())[:3])
         raise DuplicateRequestError(f"collection plan: {len(dup)} requests are planned more than once (key "

@@ -129,3 +129,25 @@ def test_the_real_strategies_on_the_in_process_panel(tmp_path):
     assert by["requests"] == by["batch"] and len(by["batch"]) == 4
     assert (tmp_path / "batch" / "batches" / "journal.ndjson").is_file()
     assert not (tmp_path / "requests" / "batches").exists()
+
+
+@pytest.mark.parametrize("mode", ["requests", "batch"])
+def test_a_request_planned_twice_is_refused_on_either_path_before_anything_is_sent(tmp_path, mode):
+    """Before the fix the batch path uploaded a file the provider refused (a custom_id twice) five rounds
+    running and ended 'incomplete at the infrastructure'; the per-request path paid twice."""
+    from lib.endpoints import IN_PROCESS_URL, PanelTransport
+    from lib.llm.kernel import DuplicateRequestError
+    from lib.panel import Panel
+
+    sent = []
+
+    class Counting(PanelTransport):
+        async def handle_async_request(self, request):
+            sent.append(request.url.path)
+            return await super().handle_async_request(request)
+    r = dataclasses.replace(reqs(1)[0], model="gpt-4o-mini", api_model="gpt-4o-mini")
+    ep = Endpoint(base_url=IN_PROCESS_URL, model_id="key", mode=mode, transport=Counting(Panel(1)),
+                  batch={"poll_initial_s": 0.005, "poll_max_s": 0.02})
+    with pytest.raises(DuplicateRequestError, match=r"\('d', 'gpt-4o-mini', 'free', 'p0', 0\.0, 0\) x2"):
+        dispatcher.collect([r, dataclasses.replace(r, param="p1"), r], ep, store_root=tmp_path, progress=False)
+    assert sent == []                                               # nothing uploaded, nothing asked
