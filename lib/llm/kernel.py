@@ -190,10 +190,10 @@ def check_unique(requests: Sequence[Request]) -> None:
     keys share a hash (hashes, not keys, are kept: plans of millions)."""
     seen: set[int] = set()
     clash = {h for h in (hash(r.key) for r in requests) if h in seen or seen.add(h)}
-    dup = Counter(r.key for r in requests if hash(r.key) in clash) if clash else Counter()
-    dup = Counter({k: n - 1 for k, n in dup.items() if n > 1})
+    counts = Counter(r.key for r in requests if hash(r.key) in clash) if clash else Counter()
+    dup = {k: n for k, n in counts.items() if n > 1}
     if dup:
-        first = ", ".join(f"{k} x{n + 1}" for k, n in list(dup.items())[:3])
+        first = ", ".join(f"{k} x{n}" for k, n in list(dup.items())[:3])
         raise DuplicateRequestError(f"collection plan: {len(dup)} requests are planned more than once (key "
                                     f"experiment, model, task, param, temperature, replicate), e.g. {first}; "
                                     "give repeated samples distinct replicate numbers; nothing was sent")
