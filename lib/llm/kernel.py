@@ -158,6 +158,18 @@ class CollectOptions:
     batch: BatchSettings | None = None
     transport: object = None
 
+    def __post_init__(self):
+        # a bad value would otherwise pass silently: max_attempts=0 "completes" without sending anything
+        m, n = self.max_attempts, self.completion_tokens
+        if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+            raise ValueError(f"CollectOptions.max_attempts: expected an integer >= 1, got {m!r}")
+        if not callable(n) and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise ValueError(f"CollectOptions.completion_tokens: expected an integer >= 0 or a function of the "
+                             f"request, got {n!r}")
+        if not callable(self.validate):
+            raise ValueError(f"CollectOptions.validate: expected a function (text, task) -> dict, got "
+                             f"{self.validate!r}")
+
     def expected_completion(self) -> Callable[[Request], int]:
         """Expected completion tokens of one attempt of a request."""
         n = self.completion_tokens
@@ -165,6 +177,26 @@ class CollectOptions:
 
     def batch_settings(self, endpoint) -> BatchSettings:
         return self.batch or BatchSettings.from_dict(getattr(endpoint, "batch", None))
+
+
+class DuplicateRequestError(ValueError):
+    """The same request (:attr:`lib.llm.client.Request.key`) is planned more than once."""
+
+
+def check_unique(requests: Sequence[Request]) -> None:
+    """Refuse a plan that holds a request twice: both copies would be sent (paid twice) and the second
+    answer refused by the append-only store (the batch path: the provider refuses the file, round after
+    round). Names the first repeated keys; nothing was sent. A lazy plan is read once more only when two
+    keys share a hash (hashes, not keys, are kept: plans of millions)."""
+    seen: set[int] = set()
+    clash = {h for h in (hash(r.key) for r in requests) if h in seen or seen.add(h)}
+    counts = Counter(r.key for r in requests if hash(r.key) in clash) if clash else Counter()
+    dup = {k: n for k, n in counts.items() if n > 1}
+    if dup:
+        first = ", ".join(f"{k} x{n}" for k, n in list(dup.items())[:3])
+        raise DuplicateRequestError(f"collection plan: {len(dup)} requests are planned more than once (key "
+                                    f"experiment, model, task, param, temperature, replicate), e.g. {first}; "
+                                    "give repeated samples distinct replicate numbers; nothing was sent")
 
 
 def check_prompts(requests: Sequence[Request], store: RawStore) -> None:

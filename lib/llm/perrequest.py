@@ -17,7 +17,7 @@ from typing import Sequence
 
 from lib.llm.client import ChatClient, Endpoint, EndpointDownError, FatalAPIError, Request
 from lib.llm.kernel import (BudgetExceeded, CollectionError, CollectionSummary, CollectOptions, EndpointDown,
-                            check_complete, check_endpoint, check_lost, check_prompts, count_completeness,
+                            check_complete, check_endpoint, check_lost, check_prompts, check_unique, count_completeness,
                             make_ledger, run_sync)
 from lib.llm.spend import BudgetStop, Ledger, Progress
 from lib.llm.store import RawStore
@@ -40,6 +40,7 @@ async def run(requests: Sequence[Request], store: RawStore, endpoint: Endpoint, 
     requests = list(requests)
     summary = CollectionSummary(requests=len(requests))
     t0 = time.perf_counter()
+    check_unique(requests)
     check_prompts(requests, store)
     check_endpoint(requests, store, endpoint)
     summary.reasked_lost = check_lost(requests, store, endpoint)

@@ -1,4 +1,4 @@
-"""Spend before sending: the dry-run figures by hand, the budget stop and its resume, price overrides, progress."""
+"""Spend while sending: a profile's dry run by hand, the budget stop and its resume, profile prices, progress."""
 import json
 import math
 
@@ -6,58 +6,11 @@ import httpx
 import pytest
 
 from lib.endpoints import IN_PROCESS_URL, PanelTransport
-from lib.llm import cost
-from lib.llm.client import Endpoint, Request
+from lib.llm.client import Endpoint
 from lib.llm.collect import collect
 from lib.llm.kernel import BudgetExceeded, any_answer
 from lib.llm.store import RawStore
-
-
-def _req(model, i, content="a" * 40, provider=None):
-    r = Request(experiment="spend", model=model, api_model=model, task="authority", param=f"p{i}", temperature=1.0,
-                replicate=0, messages=({"role": "system", "content": content}, {"role": "user", "content": content}))
-    if provider:
-        object.__setattr__(r, "provider", provider)     # the providers helper's field, when merged
-    return r
-
-
-PRICES = __import__("pandas").DataFrame({"model": ["m1", "m2"], "price_in": [1.0, float("nan")],
-                                         "price_out": [2.0, float("nan")]})
-
-
-def test_plan_table_matches_a_hand_count():
-    # each message: ceil(40/4) + 4 = 14 tokens, two per request: 28; 3 requests of m1, 2 of m2
-    reqs = [_req("m1", i) for i in range(3)] + [_req("m2", i) for i in range(2)]
-    pc = cost.PlannedCollection("01_x", "stage", reqs, 100, "100 per answer", max_attempts=3, prices=PRICES)
-    df = cost.plan_table(pc, provider="api.example.org").set_index("model")
-    assert df.loc["m1", "requests"] == 3 and df.loc["m1", "prompt_tokens"] == 84
-    assert df.loc["m1", "completion_tokens"] == 300
-    assert df.loc["m1", "cost_usd"] == pytest.approx((84 * 1.0 + 300 * 2.0) / 1e6)
-    assert df.loc["m1", "cost_usd_max"] == pytest.approx(3 * (84 + 600) / 1e6)
-    assert math.isnan(df.loc["m2", "cost_usd"])                     # unknown price: NaN, never 0
-    assert set(df["provider"]) == {"api.example.org"}
-    text = cost.format_plan(df.reset_index())
-    assert "01_x | provider api.example.org" in text and "no known price" in text and "m2" in text
-    assert "TOTAL" in text and ">=0.0007" in text                  # an unknown price: the total is a lower bound
-
-
-def test_price_override_and_the_panel_is_free():
-    reqs = [_req("m1", 0), _req("m2", 0)]
-    pc = cost.PlannedCollection("01_x", "s", reqs, 100, "", max_attempts=1, prices=PRICES)
-    over = {"m2": {"input": 0.5, "output": 1.0}}
-    df = cost.plan_table(pc, over, provider="api.example.org").set_index("model")
-    assert df.loc["m2", "cost_usd"] == pytest.approx((28 * 0.5 + 100 * 1.0) / 1e6)
-    panel = cost.plan_table(pc, over, provider=cost.PANEL).set_index("model")
-    assert panel.loc["m1", "cost_usd"] == 0.0                       # table prices do not apply to the panel
-    assert panel.loc["m2", "cost_usd"] == pytest.approx((28 * 0.5 + 100) / 1e6)   # an explicit price does
-    # a routed profile labels each request by its provider (a function of the request), priced as a real one
-    routed = cost.plan_table(cost.PlannedCollection("x", "s", [_req("m1", 0, provider="openai")], 10, "",
-                                                    prices=PRICES), provider=lambda r: r.provider)
-    assert list(routed["provider"]) == ["openai"] and routed["cost_usd"].iloc[0] > 0
-    # one endpoint (here the panel) takes every request whatever its model table's provider
-    single = cost.plan_table(cost.PlannedCollection("x", "s", [_req("m1", 0, provider="openai")], 10, "",
-                                                    prices=PRICES), provider=cost.PANEL)
-    assert list(single["provider"]) == [cost.PANEL] and single["cost_usd"].iloc[0] == 0.0
+from tests.llm.test_cost import PRICES, _req
 
 
 def test_profile_prices_and_budget_are_validated(load_profile_text):
@@ -85,13 +38,6 @@ def test_model_tables_give_prices_with_sources():
     assert at.loc["gpt-5.1", "price_in"] == 1.25 and math.isnan(at.loc["zai-org/GLM-5", "price_in"])
     lsb = lsb_prices().set_index("model")
     assert lsb.loc["mistral-medium-3", "price_out"] == 2.0 and math.isnan(lsb.loc["gemini-2.5-pro", "price_in"])
-
-
-def test_read_prices_names_file_row_and_column(tmp_path):
-    p = tmp_path / "m.csv"
-    p.write_text("id,price_in_usd_per_mtok,price_out_usd_per_mtok,price_source\na,1,2,x\nb,-1,2,x\n")
-    with pytest.raises(ValueError, match=r"m\.csv row 3 \(b\): column price_in_usd_per_mtok expects"):
-        cost.read_prices(p, "id")
 
 
 def test_dry_run_of_a_tiny_profile_against_a_hand_count(isolated_outputs, tmp_path, capsys):

@@ -24,7 +24,8 @@ from lib.llm.batch.files import (StoreReport, custom_id, identity, ident_key, in
 from lib.llm.batch.journal import BatchGone, Journal
 from lib.llm.client import ChatClient, Endpoint, Request, endpoint_id
 from lib.llm.kernel import (BudgetExceeded, CollectionSummary, CollectOptions, check_complete, check_endpoint,
-                            check_lost, check_prompts, count_completeness, make_ledger, run_sync)
+                            check_lost, check_prompts, check_unique, count_completeness, make_ledger,
+                            run_sync)
 from lib.llm.spend import Ledger
 from lib.llm.store import RawStore
 
@@ -238,6 +239,7 @@ class BatchRun:
 
     async def run(self) -> CollectionSummary:
         t0 = time.perf_counter()
+        check_unique(self.requests)
         check_prompts(self.requests, self.store)
         check_endpoint(self.requests, self.store, self.endpoint)
         self.summary.reasked_lost = check_lost(self.requests, self.store, self.endpoint)
