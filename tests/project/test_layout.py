@@ -46,7 +46,6 @@ NO_TEST_YET = (
     "authority/prompts.py",
     "authority/published.py",
     "authority/responses.py",
-    "authority/tiers.py",
     "authority/topics.py",
     "groundtruth/demographics.py",
     "groundtruth/figures.py",
