@@ -34,9 +34,7 @@ UNMIRRORED = {
 NO_TEST_YET = (
     "attribution/build.py",
     "attribution/download.py",
-    "attribution/evaluation.py",
     "attribution/figures.py",
-    "attribution/robustness.py",
     "authority/plan.py",
     "authority/responses.py",
     "authority/topics.py",
