@@ -58,7 +58,6 @@ NO_TEST_YET = (
     "panel/scholar.py",
     "panel/texts.py",
     "panel/world.py",
-    "scholar/benchmark.py",
     "scholar/cli.py",
     "scholar/plan.py",
 )
