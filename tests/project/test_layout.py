@@ -59,7 +59,6 @@ NO_TEST_YET = (
     "panel/texts.py",
     "panel/world.py",
     "scholar/cli.py",
-    "scholar/plan.py",
 )
 
 #: test module (path under tests/) that mirrors no lib module, outside tests/project and tests/notebooks -> why.
