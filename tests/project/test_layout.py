@@ -35,7 +35,6 @@ NO_TEST_YET = (
     "attribution/build.py",
     "attribution/download.py",
     "attribution/figures.py",
-    "authority/responses.py",
     "groundtruth/demographics.py",
     "groundtruth/figures.py",
     "groundtruth/names.py",
