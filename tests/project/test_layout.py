@@ -34,7 +34,6 @@ UNMIRRORED = {
 NO_TEST_YET = (
     "attribution/build.py",
     "attribution/download.py",
-    "attribution/figures.py",
     "groundtruth/demographics.py",
     "groundtruth/figures.py",
     "groundtruth/names.py",
