@@ -33,7 +33,6 @@ UNMIRRORED = {
 #: fails on a stale entry), and a new module cannot join this list without a commit saying so.
 NO_TEST_YET = (
     "attribution/build.py",
-    "attribution/download.py",
     "groundtruth/demographics.py",
     "groundtruth/figures.py",
     "groundtruth/names.py",
