@@ -40,3 +40,22 @@ def test_scores_are_read_at_the_published_temperature():
     assert got.loc[("lsb-figA2", "qwen3-8b", "fact_mean"), "regenerated"] == 0.886
     with pytest.raises(ValueError, match=r"lacks \['temperature'\]"):
         lsb.lsb_temperatures(sel.drop(columns="temperature"), scores)
+
+
+def test_figure_label_means_are_compared_and_an_off_value_is_flagged(tmp_path):
+    """lsb_means: Fig. 2 (infrastructure groups) and C.7 (per model) labels, from notebook 03's files."""
+    d = tmp_path / "data" / "03_infrastructure_benchmark"
+    d.mkdir(parents=True)
+    pd.DataFrame({"group_kind": ["access", "access"], "group": ["open", "proprietary"],
+                  "metric_name": ["refusal_pct"] * 2, "mean": [0.55, 0.43], "ci_low": [0.5, 0.4], "ci_high": [0.6, 0.46]}
+                 ).to_parquet(d / "infrastructure.parquet")
+    pd.DataFrame({"group_kind": ["model"], "group": ["deepseek-r1-0528"], "metric_name": ["refusal_pct"],
+                  "mean": [0.931], "ci_low": [0.9], "ci_high": [0.95]}).to_parquet(d / "by_model.parquet")
+    got = lsb.build(tmp_path)["lsb_means"].set_index(["artifact", "row", "column"])
+    assert got.loc[("lsb-fig2", "access=open", "refusal_pct"), "within_tolerance"]          # label .55
+    off = got.loc[("lsb-fig2", "access=proprietary", "refusal_pct")]                       # label .40
+    assert not off["within_tolerance"] and off["difference"] == pytest.approx(0.03)
+    assert got.loc[("lsb-figC7", "model=deepseek-r1-0528", "refusal_pct"), "within_tolerance"]   # label .93
+    assert got["published"].notna().all() and pd.api.types.is_float_dtype(got["published"])
+    with pytest.raises(ValueError, match="lsb_means: the aggregates repeat"):
+        lsb.lsb_means([pd.read_parquet(d / "by_model.parquet")] * 2)
