@@ -108,7 +108,8 @@ def per_attempt_metrics(names: pd.DataFrame, ctx: GroundTruthContext, *, keys: S
         labels[attr] = lab.tolist()
     tasks = names[task_col] if task_col in names.columns else pd.Series(None, index=names.index, dtype=object)
     flags = np.full(len(names), np.nan, dtype=object)
-    for (task, param), rows in names[tasks.isin(list(TASK_FACTUALITY))].groupby([task_col, param_col], sort=False).groups.items():
+    on_task = names[tasks.isin(list(TASK_FACTUALITY))]   # none without a task column (no task factuality)
+    for (task, param), rows in (on_task.groupby([task_col, param_col], sort=False).groups.items() if len(on_task) else ()):
         flags[names.index.get_indexer(rows)] = _task_flags(names.loc[rows, "author_id"], ctx, task, param).to_numpy(dtype=object)
     flags = flags.tolist()
     task_list = tasks.tolist()
