@@ -60,3 +60,22 @@ def test_write_parquet_stores_lists_as_json_and_mixed_columns_as_text(tmp_path):
     assert [json.loads(x) for x in back["items"]] == [[{"name": "A"}], []]
     assert back["career_age"].tolist() == ["5", "7"] and back["n"].tolist() == [1, 2]
     assert not list((tmp_path / "sub").glob(".*.tmp"))               # written atomically, no temporary left
+
+
+def _store(root, recs):
+    from lib.llm.store import RawStore
+
+    with RawStore(root) as store:
+        for r in recs:
+            store.append(r)
+    return root
+
+
+def test_the_table_from_the_store_is_the_same_whatever_order_the_answers_arrived_in(tmp_path):
+    recs = [rec('[{"Name": "A B"}]', r, a) | {"param": p, "request_id": f"{p}{r}"}
+            for p in ("top_5", "top_10") for r in (0, 1, 2) for a in (1, 2)]
+    arrived = [recs[i] for i in (7, 2, 11, 0, 5, 9, 1, 10, 3, 6, 8, 4)]   # as a batch returns them
+    in_order = attempts.attempts_from_store(models.load_models(), "e", store_root=_store(tmp_path / "a", recs))
+    shuffled = attempts.attempts_from_store(models.load_models(), "e", store_root=_store(tmp_path / "b", arrived))
+    pd.testing.assert_frame_equal(shuffled, in_order)
+    assert in_order[["param", "replicate", "attempt"]].values.tolist()[:3] == [["top_10", 0, 1], ["top_10", 0, 2], ["top_10", 1, 1]]
