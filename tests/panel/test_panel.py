@@ -18,7 +18,7 @@ import pytest
 
 from lib import paths
 from lib.panel import (FaultConfig, Panel, all_profiles, authority, authority_fit, calibration, latent, parameter_table,
-                       prompts, serve_in_thread, texts, truth)
+                       prompts, serve_in_thread, truth)
 from lib.panel.attribution import normalize_quote
 
 SEED = 11
@@ -120,8 +120,6 @@ REFUSAL_WORDS = ["because", "since", "due to", "as an ai", "therefore", "so that
                  "can't assist", "unable to", "cannot comply", "can't comply", "unable to comply", "not permitted",
                  "can't", "why this task cannot be completed", "harmful", "stereotype"]
 REFUSAL_RE = re.compile("|".join(rf"\b{w}\b" for w in REFUSAL_WORDS))
-OTHER_WORDS = ["because", "due to", "promote", "bias", "discriminat", "racial", "race", "harmful", "perceived",
-               "ethic", "stereotypical"]
 # Authority-mention patterns of reference A.8 (M5)
 MENTION_RE = re.compile("|".join([
     r"\bh[- ]?index\b", r"\bcitation(?:s| count)\b", r"\bhighly cited\b",
@@ -132,10 +130,6 @@ MENTION_RE = re.compile("|".join([
     r"\b(?:impact|impactful|significant impact|high impact)\b", r"\b(?:credib(?:le|ility)|reputation|prestige)\b",
     r"\b(?:recent|latest|newest|up[- ]to[- ]date|cutting[- ]edge|state[- ]of[- ]the[- ]art|most\s+recent|recently\s+published|more\s+recent|newer)\b"]),
     re.I)
-# AttriBench's "any name" heuristic (reference B.4)
-ANY_NAME_RE = re.compile(r"\b([A-Z][a-z]+|[A-Z]\.)(?:[-'][A-Z][a-z]+)?(?:\s+([A-Z][a-z]+|[A-Z]\.)(?:[-'][A-Z][a-z]+)?)+\b")
-
-
 def is_refusal(content: str, reasoning: str | None) -> bool:
     return bool(REFUSAL_RE.search((reasoning or content or "").lower()))
 
@@ -347,24 +341,6 @@ def test_calibration_reproduces_published_model_means():
     t = latent.lsb_task(SEED, "openai/gpt-oss-20b", "top_5", 0.0)
     row = tab[(tab["model"] == "openai/gpt-oss-20b") & (tab["param"] == "top_5")].iloc[0]
     assert abs(t["eventual_validity"] - row["val"]) < 1e-6
-
-
-def test_text_templates_belong_to_their_classes():
-    for t in texts.TRACE_PLAIN + texts.PREAMBLE_PLAIN + texts.NOTE_PLAIN + texts.NONSENSE:
-        assert not REFUSAL_RE.search(t.lower()), t
-    for t in texts.TRACE_HEDGE + texts.PREAMBLE_HEDGE:
-        assert REFUSAL_RE.search(t.lower()), t
-    for family, options in texts.REFUSALS.items():
-        for t in options:
-            assert REFUSAL_RE.search(t.lower()), t
-            short_plain = len(t) < 100 and not any(w in t.lower() for w in OTHER_WORDS)
-            assert short_plain == (family == "Other or no explanation"), t
-    for t in texts.JUSTIFY_PLAIN:
-        assert not MENTION_RE.search(t), t
-    for t in texts.AUTHORITY_MARKERS:
-        assert MENTION_RE.search(t.format(citations=120, venue="ICML", h=40)), t
-    for t in texts.SUMMARIES + texts.DONT_KNOW:
-        assert not ANY_NAME_RE.search(t.format(theme="patience")), t
 
 
 # ---- authority ---------------------------------------------------------------------------------------
