@@ -56,7 +56,6 @@ NO_TEST_YET = (
     "llm/perrequest.py",
     "panel/authority.py",
     "panel/authority_fit.py",
-    "panel/core.py",
     "panel/expected.py",
     "panel/scholar.py",
     "scholar/attempts.py",
