@@ -57,7 +57,6 @@ NO_TEST_YET = (
     "panel/authority.py",
     "panel/authority_fit.py",
     "panel/expected.py",
-    "panel/scholar.py",
     "scholar/attempts.py",
     "scholar/benchmark.py",
     "scholar/cli.py",
