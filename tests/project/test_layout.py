@@ -54,7 +54,6 @@ NO_TEST_YET = (
     "llm/coverage.py",
     "llm/kernel.py",
     "llm/perrequest.py",
-    "panel/expected.py",
     "scholar/attempts.py",
     "scholar/benchmark.py",
     "scholar/cli.py",
