@@ -1,8 +1,10 @@
 """lib.panel.prompts: each paper's prompt recognised from its text alone, with its parameters
-(LLMScholarBench criteria lines, authority-bias paper cards, AttriBench quotes and evidence)."""
+(LLMScholarBench criteria lines and the release's 30 final prompts, authority-bias paper cards,
+AttriBench quotes and evidence)."""
 import pytest
 
 from lib.panel import prompts
+from tests.panel.test_panel import golden  # noqa: F401  (a fixture: the release's final prompts)
 
 LSB = ("Compile a list of leading scientists in the field of physics who have published articles in journals from "
        "the American Physical Society (APS).\nSpecifically, follow these criteria: {criteria}.\n"
@@ -121,3 +123,23 @@ def test_message_text_reads_user_messages_only():
             {"role": "user", "content": None}, "not a dict"]
     assert prompts.message_text(msgs) == "first\n\nroleless\n\nab\n\n"
     assert prompts.message_text([]) == "" and prompts.message_text(None) == ""
+
+
+def test_every_golden_prompt_parses_to_its_task(golden):
+    assert len(golden) == 30
+    families = {"top_": "top_k", "19": "epoch", "20": "epoch", "PER": "field", "CM&MP": "field",
+                "early": "seniority", "senior": "seniority"}
+    for var, text in golden.items():
+        task = prompts.parse(text)
+        assert task.kind == "lsb" and task.param == var, (var, task)
+        if "_bias_" in var:
+            assert task.family == "biased_top_k"
+        elif var.split("_")[0] in ("famous", "random", "fictitious", "movie", "politic"):
+            assert task.family == "twins"
+        else:
+            assert task.family == next(f for k, f in families.items() if var.startswith(k)), var
+    assert prompts.parse(golden["1950s"]).detail["keys"] == ("Name", "Years")
+    assert prompts.parse(golden["PER"]).detail["keys"] == ("Name", "DOI")
+    assert prompts.parse(golden["senior"]).detail["keys"] == ("Name", "Career Age")
+    assert prompts.parse(golden["top_5"]).detail["k"] == 5
+    assert prompts.parse("What is the capital of France?").kind == "unknown"
