@@ -56,6 +56,22 @@ def test_prominence_cuts_at_the_50_80_95_percentiles():
     assert tied.notna().all() and set(tied) <= set(demo.PROMINENCE) and tied.iloc[0] == "low"
 
 
+def test_tied_cut_points_keep_the_upper_strata_labels():
+    """Over half the authors with one paper (as in an APS release): the 0 and 50 % cuts coincide.
+    The strata whose cuts stay distinct keep their labels (the top 5 % stay elite); before the fix
+    the labels were handed out from the bottom, so the most prolific authors came out 'high'."""
+    v = pd.Series([1.0] * 60 + list(np.arange(2.0, 42.0)))    # cuts 1, 1, 21.2, 36.05, 41
+    got = demo.prominence(v)
+    assert got[v == 1].eq("low").all()
+    assert got[(v > 1) & (v <= 21.2)].eq("mid").all() and got[(v > 21.2) & (v <= 36.05)].eq("high").all()
+    assert got[v > 36.05].eq("elite").all() and got.value_counts().to_dict() == {"low": 60, "mid": 20, "high": 15,
+                                                                                   "elite": 5}
+    # the same rule as qcut where the cuts are distinct, missing values kept missing
+    w = pd.Series([1.0, 1.0, 1.0, np.nan, 2.0, 3.0])          # cuts 1, 1, 2.2, 2.8, 3
+    assert demo.prominence(w).tolist()[:3] == ["low"] * 3 and pd.isna(demo.prominence(w).iloc[3])
+    assert demo.prominence(w).tolist()[4:] == ["mid", "elite"]
+
+
 def test_reference_distribution_and_attribute_distribution_by_hand(tiny_world):
     ref = demo.reference_distribution(pd.Series(["Male", "Male", "Female", None, "Unknown"]),
                                       categories=demo.GENDERS)
