@@ -93,16 +93,18 @@ def prominence(values: pd.Series, q=PROMINENCE_QUANTILES, labels=PROMINENCE) -> 
     ``pd.qcut(values, q=[0, .5, .8, .95, 1], labels=[low, mid, high, elite])``: the cuts are the
     50/80/95th percentiles, so the strata are nominally 50/30/15/5 % but skewed by ties at the
     edges (many authors share 1 publication). Missing values stay missing. When ties make two
-    cut points equal, qcut would fail; the duplicated edge is then dropped and the label of the
-    collapsed stratum is not used.
+    cut points equal, qcut would fail; the strata are then cut by qcut's own rule (first one
+    closed, the others right-closed) on the tied cuts, so a collapsed stratum stays empty and the
+    others keep their labels (the top 5 % stay elite).
     """
     v = pd.Series(values, dtype="float64")
     try:
         out = pd.qcut(v, q=list(q), labels=list(labels))
     except ValueError:
-        edges = np.unique(np.nanquantile(v.dropna(), q))
-        keep = [labels[i] for i in range(len(q) - 1) if i < len(edges) - 1]
-        out = pd.cut(v, bins=edges, labels=keep, include_lowest=True)
+        inner = np.nanquantile(v.dropna(), q)[1:-1]
+        code = np.searchsorted(inner, v.to_numpy(), side="left")
+        out = pd.Series(np.where(v.isna(), None, np.asarray(labels, dtype=object)[np.minimum(code, len(labels) - 1)]),
+                        index=v.index)
     return out.astype("object")
 
 

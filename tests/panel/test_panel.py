@@ -1,5 +1,6 @@
-"""Tests of the synthetic LLM panel (lib/panel): parsing, determinism, behaviours vs truth,
-faults, HTTP, CLI and the import wall. Everything runs on a small fixture world."""
+"""Tests of the synthetic LLM panel (lib/panel) as a whole: determinism, behaviours vs truth,
+faults, HTTP, CLI and the import wall. Everything runs on a small fixture world (the parsing of the
+release's prompts and the text templates are in test_prompts.py and test_texts.py)."""
 from __future__ import annotations
 
 import ast
@@ -18,7 +19,7 @@ import pytest
 
 from lib import paths
 from lib.panel import (FaultConfig, Panel, all_profiles, authority, authority_fit, calibration, latent, parameter_table,
-                       prompts, serve_in_thread, texts, truth)
+                       prompts, serve_in_thread, truth)
 from lib.panel.attribution import normalize_quote
 
 SEED = 11
@@ -120,8 +121,6 @@ REFUSAL_WORDS = ["because", "since", "due to", "as an ai", "therefore", "so that
                  "can't assist", "unable to", "cannot comply", "can't comply", "unable to comply", "not permitted",
                  "can't", "why this task cannot be completed", "harmful", "stereotype"]
 REFUSAL_RE = re.compile("|".join(rf"\b{w}\b" for w in REFUSAL_WORDS))
-OTHER_WORDS = ["because", "due to", "promote", "bias", "discriminat", "racial", "race", "harmful", "perceived",
-               "ethic", "stereotypical"]
 # Authority-mention patterns of reference A.8 (M5)
 MENTION_RE = re.compile("|".join([
     r"\bh[- ]?index\b", r"\bcitation(?:s| count)\b", r"\bhighly cited\b",
@@ -132,34 +131,8 @@ MENTION_RE = re.compile("|".join([
     r"\b(?:impact|impactful|significant impact|high impact)\b", r"\b(?:credib(?:le|ility)|reputation|prestige)\b",
     r"\b(?:recent|latest|newest|up[- ]to[- ]date|cutting[- ]edge|state[- ]of[- ]the[- ]art|most\s+recent|recently\s+published|more\s+recent|newer)\b"]),
     re.I)
-# AttriBench's "any name" heuristic (reference B.4)
-ANY_NAME_RE = re.compile(r"\b([A-Z][a-z]+|[A-Z]\.)(?:[-'][A-Z][a-z]+)?(?:\s+([A-Z][a-z]+|[A-Z]\.)(?:[-'][A-Z][a-z]+)?)+\b")
-
-
 def is_refusal(content: str, reasoning: str | None) -> bool:
     return bool(REFUSAL_RE.search((reasoning or content or "").lower()))
-
-
-# ---- parsing ---------------------------------------------------------------------------------------
-
-def test_every_golden_prompt_parses_to_its_task(golden):
-    assert len(golden) == 30
-    families = {"top_": "top_k", "19": "epoch", "20": "epoch", "PER": "field", "CM&MP": "field",
-                "early": "seniority", "senior": "seniority"}
-    for var, text in golden.items():
-        task = prompts.parse(text)
-        assert task.kind == "lsb" and task.param == var, (var, task)
-        if "_bias_" in var:
-            assert task.family == "biased_top_k"
-        elif var.split("_")[0] in ("famous", "random", "fictitious", "movie", "politic"):
-            assert task.family == "twins"
-        else:
-            assert task.family == next(f for k, f in families.items() if var.startswith(k)), var
-    assert prompts.parse(golden["1950s"]).detail["keys"] == ("Name", "Years")
-    assert prompts.parse(golden["PER"]).detail["keys"] == ("Name", "DOI")
-    assert prompts.parse(golden["senior"]).detail["keys"] == ("Name", "Career Age")
-    assert prompts.parse(golden["top_5"]).detail["k"] == 5
-    assert prompts.parse("What is the capital of France?").kind == "unknown"
 
 
 # ---- determinism -----------------------------------------------------------------------------------
@@ -347,24 +320,6 @@ def test_calibration_reproduces_published_model_means():
     t = latent.lsb_task(SEED, "openai/gpt-oss-20b", "top_5", 0.0)
     row = tab[(tab["model"] == "openai/gpt-oss-20b") & (tab["param"] == "top_5")].iloc[0]
     assert abs(t["eventual_validity"] - row["val"]) < 1e-6
-
-
-def test_text_templates_belong_to_their_classes():
-    for t in texts.TRACE_PLAIN + texts.PREAMBLE_PLAIN + texts.NOTE_PLAIN + texts.NONSENSE:
-        assert not REFUSAL_RE.search(t.lower()), t
-    for t in texts.TRACE_HEDGE + texts.PREAMBLE_HEDGE:
-        assert REFUSAL_RE.search(t.lower()), t
-    for family, options in texts.REFUSALS.items():
-        for t in options:
-            assert REFUSAL_RE.search(t.lower()), t
-            short_plain = len(t) < 100 and not any(w in t.lower() for w in OTHER_WORDS)
-            assert short_plain == (family == "Other or no explanation"), t
-    for t in texts.JUSTIFY_PLAIN:
-        assert not MENTION_RE.search(t), t
-    for t in texts.AUTHORITY_MARKERS:
-        assert MENTION_RE.search(t.format(citations=120, venue="ICML", h=40)), t
-    for t in texts.SUMMARIES + texts.DONT_KNOW:
-        assert not ANY_NAME_RE.search(t.format(theme="patience")), t
 
 
 # ---- authority ---------------------------------------------------------------------------------------

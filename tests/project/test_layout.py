@@ -27,27 +27,6 @@ UNMIRRORED = {
     "claims_plot.py": "tested by tests/test_claims.py (the claims figure)",
 }
 
-#: lib modules with no test module of their own yet, and no reason to go without one: the open
-#: part of issue 27 item 6. Some are exercised through other modules' tests or the notebooks'
-#: smoke run, none has its own; each entry goes when its test module comes (the check below
-#: fails on a stale entry), and a new module cannot join this list without a commit saying so.
-NO_TEST_YET = (
-    "groundtruth/demographics.py",
-    "groundtruth/figures.py",
-    "groundtruth/names.py",
-    "groundtruth/schema.py",
-    "panel/authority.py",
-    "panel/authority_fit.py",
-    "panel/core.py",
-    "panel/expected.py",
-    "panel/latent.py",
-    "panel/profiles.py",
-    "panel/prompts.py",
-    "panel/scholar.py",
-    "panel/texts.py",
-    "panel/world.py",
-)
-
 #: test module (path under tests/) that mirrors no lib module, outside tests/project and tests/notebooks -> why.
 UNMIRRORED_TESTS = {
     "test_imports.py": "the import graph of all of lib/ (layers, circles, what the top of lib/ may import)",
@@ -94,8 +73,8 @@ def stale(lib_root: Path, tests_root: Path) -> list[str]:
     """Table entries that no longer say something true: the module is gone or got its own test module,
     a listed test is gone, or a reason names a tests/ file that does not exist."""
     modules = set(lib_modules(lib_root))
-    bad = [f"{m}: no such lib module" for m in (*UNMIRRORED, *NO_TEST_YET) if m not in modules]
-    bad += [f"{m}: has {mirror(m)} now" for m in (*UNMIRRORED, *NO_TEST_YET) if (tests_root / mirror(m)).is_file()]
+    bad = [f"{m}: no such lib module" for m in UNMIRRORED if m not in modules]
+    bad += [f"{m}: has {mirror(m)} now" for m in UNMIRRORED if (tests_root / mirror(m)).is_file()]
     bad += [f"{t}: no such test module" for t in UNMIRRORED_TESTS if not (tests_root / t).is_file()]
     for key, why in {**UNMIRRORED, **UNMIRRORED_TESTS}.items():
         bad += [f"{key}: its reason names {f}, which does not exist"
@@ -104,7 +83,7 @@ def stale(lib_root: Path, tests_root: Path) -> list[str]:
 
 
 def test_every_lib_module_has_a_test_module_or_a_listed_reason():
-    assert untested(paths.ROOT / "lib", paths.ROOT / "tests", {**UNMIRRORED, **dict.fromkeys(NO_TEST_YET, "")}) == []
+    assert untested(paths.ROOT / "lib", paths.ROOT / "tests", UNMIRRORED) == []
 
 
 def test_every_test_module_mirrors_a_lib_module_or_cuts_across():
