@@ -32,10 +32,9 @@
 # reported missing).
 
 # %%
-import pandas as pd
-
-from lib import artifacts, config, paths, published
+from lib import artifacts, claims, config, published
 from lib.authority import analysis, conditions, corpus, flip_pilot, intermediate, main_experiment, prompts, quirks
+from lib.authority import claims as ab_claims
 from lib.authority import inputs as ab_inputs
 from lib.authority import published as ab_published
 
@@ -59,17 +58,13 @@ authority_weights = {"venue": 0.2, "median_h": 0.2, "max_h": 0.2, "citations": 0
 
 # %%
 cfg = config.load_profile(profile)
+switches = ab_inputs.Switches(weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
+                              pilot_averaging=pilot_averaging, parse_mode=parse_mode)
 inputs = ab_inputs.resolve(cfg, corpus_source=corpus_source, main_models=main_models, pilot_models=pilot_models,
-                           weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
-                           pilot_averaging=pilot_averaging, parse_mode=parse_mode)
+                           switches=switches)
 synthetic = inputs.synthetic
-out_dir = paths.stage_dir("05_authority_pilot_regression")
-paths.ensure(out_dir)
 paper_corpus = ab_inputs.load_corpus(cfg, inputs, topics)
-print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
-      len(paper_corpus.queries), "queries")
-print("main-experiment models:", list(inputs.main_models))
-print("pilot models:", list(inputs.pilot_models))
+print(ab_inputs.describe(inputs, paper_corpus))
 
 # %% [markdown]
 # ## Table 18: topics and example queries
@@ -82,29 +77,6 @@ print("pilot models:", list(inputs.pilot_models))
 tab18 = corpus.topics_table(paper_corpus)
 artifacts.save_table(tab18, "ab-tab18", synthetic=synthetic)
 tab18
-
-# %% [markdown]
-# ## Table 3: the instruction variants (text)
-#
-# The three prompts verbatim (paper Appendix A.1): a neutral baseline, a mild anti-authority
-# instruction naming the attributes to ignore, and a strong content-first directive. This text
-# is the real prompt set, not synthetic.
-
-# %%
-tab3 = prompts.instruction_variants_text()
-artifacts.save_text(tab3, "ab-tab3", synthetic=False)
-print(tab3)
-
-# %% [markdown]
-# ## Table 4: metrics and statistical tests
-#
-# The six evaluation metrics, the research question each answers, the test paired with it and
-# the companion function that computes it. A description of the design, not data.
-
-# %%
-tab4 = analysis.metrics_and_tests()
-artifacts.save_table(tab4, "ab-tab4", synthetic=False)
-tab4
 
 # %% [markdown]
 # ## The 1:N flip pilot
@@ -124,7 +96,7 @@ tab4
 
 # %%
 pilot_run = flip_pilot.collect(cfg, inputs, paper_corpus, topics=pilot_topics, n_queries=pilot_queries_per_topic,
-                              design=pilot_design, parse_mode=parse_mode, api_ids=api_model_ids)
+                              api_ids=api_model_ids)   # under switches.pilot_design and switches.parse_mode
 
 # %% [markdown]
 # ## Table 16: pilot regression diagnostics
@@ -166,19 +138,6 @@ print("weights of the composite:", weights)
 tab1
 
 # %% [markdown]
-# ## Table 20: the author-identity ablation (six predictors)
-#
-# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
-# worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
-# the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's verdict (paper
-# Appendix D; synthetic data on the embedded default, same fit method as Table 16).
-
-# %%
-tab20 = flip_pilot.table20(pilot_run)
-artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
-tab20
-
-# %% [markdown]
 # ## Table 2: the three conditions, with counts
 #
 # Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the i-th
@@ -209,6 +168,18 @@ artifacts.save_table(tab14, "ab-tab14", synthetic=synthetic)
 tab14
 
 # %% [markdown]
+# ## Table 3: the instruction variants (text)
+#
+# The three prompts verbatim (paper Appendix A.1): a neutral baseline, a mild anti-authority
+# instruction naming the attributes to ignore, and a strong content-first directive. This text
+# is the real prompt set, not synthetic.
+
+# %%
+tab3 = prompts.instruction_variants_text()
+artifacts.save_text(tab3, "ab-tab3", synthetic=False)
+print(tab3)
+
+# %% [markdown]
 # ## The main experiment
 #
 # Every query's ten candidates (same papers and display order in every cell) under the three
@@ -228,16 +199,15 @@ print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headl
 print(main.requests["messages"].iloc[0][0]["content"][:1500])
 
 # %% [markdown]
-# ### Parser sensitivity
+# ## Table 4: metrics and statistical tests
 #
-# Flip and boost rates of the headline models under the paper's parser and under the corrected one
-# (synthetic answers on the embedded default). The faithful rule reads a stray small number or the
-# first number of a reasoning trace as the choice, which adds spurious flips.
+# The six evaluation metrics, the research question each answers, the test paired with it and
+# the companion function that computes it. A description of the design, not data.
 
 # %%
-resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, conds, parse_mode="corrected")
-pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]]
-           for name, r in ((parse_mode, resp), ("corrected", resp_corrected))], ignore_index=True)
+tab4 = analysis.metrics_and_tests()
+artifacts.save_table(tab4, "ab-tab4", synthetic=False)
+tab4
 
 # %% [markdown]
 # ## Table 5: aggregate flip and boost rates
@@ -262,8 +232,7 @@ analysis.flip_boost_gap(resp)
 # against ½, overall and per model (synthetic answers on the embedded default).
 
 # %%
-tab6 = pd.concat([analysis.flip_direction(resp).assign(model="all"), analysis.flip_direction(resp, by="model")],
-                 ignore_index=True)
+tab6 = analysis.flip_direction_table(resp)
 artifacts.save_table(tab6, "ab-tab6", synthetic=synthetic)
 tab6
 
@@ -372,6 +341,17 @@ artifacts.save_table(tab15, "ab-tab15", synthetic=synthetic)
 tab15
 
 # %% [markdown]
+# ## Parser sensitivity (Appendix A.5)
+#
+# Flip and boost rates of the headline models under the paper's parser and under the corrected one
+# (synthetic answers on the embedded default). The faithful rule reads a stray small number or the
+# first number of a reasoning trace as the choice, which adds spurious flips.
+
+# %%
+resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, conds, parse_mode="corrected")
+analysis.parser_sensitivity(resp, resp_corrected, parser=parse_mode)
+
+# %% [markdown]
 # ## Table 17: sensitivity of the direction result to the weights
 #
 # The directional pull of Table 6 recomputed with each pick scored under other weightings of its
@@ -395,6 +375,19 @@ tab17
 tab19 = analysis.topic_rates(resp)
 artifacts.save_table(tab19, "ab-tab19", synthetic=synthetic)
 tab19
+
+# %% [markdown]
+# ## Table 20: the author-identity ablation (six predictors)
+#
+# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
+# worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
+# the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's verdict (paper
+# Appendix D; synthetic data on the embedded default, same fit method as Table 16).
+
+# %%
+tab20 = flip_pilot.table20(pilot_run)
+artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
+tab20
 
 # %% [markdown]
 # ## Table 21: the tier ablation (gpt-4o-mini)
@@ -447,12 +440,9 @@ tab23
 # `docs/faithful_vs_corrected.md`.
 
 # %%
-prompt_pairs = [(main.requests, prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
-                                                            condition_set=conds, prompt_mode="corrected"))]
-ab_quirks = quirks.mode_comparison(
-    resp, resp_all, responses_corrected_parser=resp_corrected, responses_all_corrected_parser=resp_all_corrected,
-    pilot_rows=pilot_run.rows, groups=inputs.cohorts, headline=list(main.headline), ablation_model=main.ablation,
-    prompt_tables=prompt_pairs, pilot_result=pilot_run.result, pilot_tab20=tab20)
+corrected_prompts = main_experiment.corrected_prompts(cfg, main, paper_corpus, conds)
+ab_quirks = quirks.run_comparison(main, pilot_run, (resp_all, resp), (resp_all_corrected, resp_corrected),
+                                  cohorts=inputs.cohorts, corrected_prompts=corrected_prompts)
 artifacts.save_table(ab_quirks, "ab-quirks", synthetic=synthetic)
 ab_quirks
 
@@ -479,9 +469,7 @@ vs_published.head(20)
 # main-experiment responses, for later notebooks and for re-analysis without re-collection.
 
 # %%
-intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, conds=conds,
-                   pilot_requests=pilot_run.requests, main_requests=main.requests, pilot_rows=pilot_run.rows,
-                   responses=resp_all)
+intermediate.write_stages(paper_corpus, candidates, conds, pilot_run, main, resp_all)
 
 # %% [markdown]
 # ## Claims (§4.3, §5, §6, §7)
@@ -496,9 +484,6 @@ intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, co
 # the pipeline recovers the panel's built-in behaviour, not that the claim is true of real LLMs.
 
 # %%
-from lib import claims
-from lib.authority import claims as ab_claims
-
 verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_run.rows, synthetic=synthetic, seed=cfg.seed,
                                cohorts=inputs.cohorts)
 claims.summary(verdicts)
