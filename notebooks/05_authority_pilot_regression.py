@@ -67,7 +67,7 @@ paper_corpus = ab_inputs.load_corpus(cfg, inputs, topics)
 print(ab_inputs.describe(inputs, paper_corpus))
 
 # %% [markdown]
-# ## Table 18: topics and example queries
+# ## Table 18: topics and example queries (§4.2, Appendix B)
 #
 # The 25 computer-science topics, each with 50 papers and 10 natural-language queries; the
 # example is the first query of each topic. On the default these are the synthetic corpus's
@@ -79,7 +79,7 @@ artifacts.save_table(tab18, "ab-tab18", synthetic=synthetic)
 tab18
 
 # %% [markdown]
-# ## The 1:N flip pilot
+# ## The 1:N flip pilot (§4.3)
 #
 # For each pilot query's ten original candidates, each paper's content (title, abstract, year)
 # is shown in turn wearing every candidate's metadata (authors, venue, citations): 10 × 10
@@ -99,7 +99,7 @@ pilot_run = flip_pilot.collect(cfg, inputs, paper_corpus, topics=pilot_topics, n
                               api_ids=api_model_ids)   # under switches.pilot_design and switches.parse_mode
 
 # %% [markdown]
-# ## Table 16: pilot regression diagnostics
+# ## Table 16: pilot regression diagnostics (Appendix A.7)
 #
 # Logistic regression of "fixed paper recommended" on the five z-scored authority components the
 # fixed card wore (paper Eq. 3), with variance inflation factors, dominance analysis over all 31
@@ -121,7 +121,7 @@ tab16
 flip_pilot.rank_stability(pilot_run)
 
 # %% [markdown]
-# ## Table 1: the empirically derived authority weights
+# ## Table 1: the empirically derived authority weights (§4.3)
 #
 # The fused weights w_d of the composite authority score α (Eq. 1), largest first: the mean of each
 # dimension's coefficient share and dominance share, renormalised (a synthetic pilot on the
@@ -138,7 +138,7 @@ print("weights of the composite:", weights)
 tab1
 
 # %% [markdown]
-# ## Table 2: the three conditions, with counts
+# ## Table 2: the three conditions, with counts (§4.4)
 #
 # Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the i-th
 # most and i-th least authoritative papers of each topic (12 pairs per 50 papers, buckets by the
@@ -153,7 +153,7 @@ artifacts.save_table(tab2, "ab-tab2", synthetic=synthetic)
 tab2
 
 # %% [markdown]
-# ## Table 14: a manipulated candidate set
+# ## Table 14: a manipulated candidate set (Appendix A.3)
 #
 # One query's candidate set under the manipulations: under *flipped* a high-authority paper (A) and
 # a low-authority paper (B) exchange venue, citations and authors, so their composite scores swap
@@ -168,7 +168,7 @@ artifacts.save_table(tab14, "ab-tab14", synthetic=synthetic)
 tab14
 
 # %% [markdown]
-# ## Table 3: the instruction variants (text)
+# ## Table 3: the instruction variants (text; §4.5)
 #
 # The three prompts verbatim (paper Appendix A.1): a neutral baseline, a mild anti-authority
 # instruction naming the attributes to ignore, and a strong content-first directive. This text
@@ -180,7 +180,7 @@ artifacts.save_text(tab3, "ab-tab3", synthetic=False)
 print(tab3)
 
 # %% [markdown]
-# ## The main experiment
+# ## The main experiment (§4.6)
 #
 # Every query's ten candidates (same papers and display order in every cell) under the three
 # instruction variants and the three conditions, sent to every model: the eight headline models
@@ -199,7 +199,7 @@ print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headl
 print(main.requests["messages"].iloc[0][0]["content"][:1500])
 
 # %% [markdown]
-# ## Table 4: metrics and statistical tests
+# ## Table 4: metrics and statistical tests (§4.7)
 #
 # The six evaluation metrics, the research question each answers, the test paired with it and
 # the companion function that computes it. A description of the design, not data.
@@ -210,7 +210,7 @@ artifacts.save_table(tab4, "ab-tab4", synthetic=False)
 tab4
 
 # %% [markdown]
-# ## Table 5: aggregate flip and boost rates
+# ## Table 5: aggregate flip and boost rates (§5.1)
 #
 # The share of (model, instruction, query) pairs whose recommendation changes from *original* to
 # *flipped* (flip rate) and to *boosted* (boost rate), with 95 % Wilson intervals and the
@@ -226,7 +226,7 @@ tab5
 analysis.flip_boost_gap(resp)
 
 # %% [markdown]
-# ## Table 6: do flips move toward higher authority?
+# ## Table 6: do flips move toward higher authority? (§5.2)
 #
 # For every changed pair, whether the paper picked under the manipulation has a higher or lower
 # composite authority (in its condition) than the paper picked under *original*: the share toward
@@ -239,7 +239,7 @@ artifacts.save_table(tab6, "ab-tab6", synthetic=synthetic)
 tab6
 
 # %% [markdown]
-# ## Table 7: per-model susceptibility
+# ## Table 7: per-model susceptibility (§5.3)
 #
 # Per model: flip rate, boost rate (Wilson intervals) and susceptibility = their mean, with the
 # parse rate and the boosted paper's pick rate and lift over chance (Appendix G); sorted from the
@@ -252,7 +252,7 @@ artifacts.save_table(tab7, "ab-tab7", synthetic=synthetic)
 tab7
 
 # %% [markdown]
-# ## Table 8: cross-model agreement
+# ## Table 8: cross-model agreement (§5.4)
 #
 # Pairwise selection agreement (the share of shared cells in which two models pick the same paper)
 # and Cohen's κ of the per-query flip indicator under *flipped* and *boosted*: mean and range over
@@ -269,7 +269,7 @@ tab8
 analysis.selection_agreement(resp).round(3)
 
 # %% [markdown]
-# ## Table 9: dose-response by citation stratum
+# ## Table 9: dose-response by citation stratum (§5.5)
 #
 # The percentage of picks by the citation stratum of the chosen paper (top, mid, low, emerging)
 # under each condition, next to each stratum's fixed share of every candidate set; the boosted
@@ -292,7 +292,7 @@ analysis.picked_authority(resp)
 analysis.boosted_max_h_test(resp)
 
 # %% [markdown]
-# ## Table 10: most and least susceptible topics
+# ## Table 10: most and least susceptible topics (§5.6)
 #
 # The five topics with the highest and the five with the lowest flip rate, with their boost rates
 # and the spread (max − min topic flip rate, pp) over all topics (synthetic answers on the embedded
@@ -304,7 +304,7 @@ artifacts.save_table(tab10, "ab-tab10", synthetic=synthetic)
 tab10
 
 # %% [markdown]
-# ## Table 11: the instruction effect
+# ## Table 11: the instruction effect (§5.7)
 #
 # Flip and boost rate per instruction variant, their reductions from the neutral baseline (pp) and
 # the exact McNemar test on paired flips (the same model and query under baseline and the variant),
@@ -316,7 +316,7 @@ artifacts.save_table(tab11, "ab-tab11", synthetic=synthetic)
 tab11
 
 # %% [markdown]
-# ## Table 12: per-model effect of the mild instruction
+# ## Table 12: per-model effect of the mild instruction (§5.7)
 #
 # Per model and per cohort (open-weight, frontier): the flip rate under baseline and under the mild
 # anti-authority instruction, the change in pp (positive = backfire) and McNemar's test (synthetic
@@ -328,7 +328,7 @@ artifacts.save_table(tab12, "ab-tab12", synthetic=synthetic)
 tab12
 
 # %% [markdown]
-# ## Table 13: the say-do gap
+# ## Table 13: the say-do gap (§5.8)
 #
 # Per instruction: the rate of justifications that mention an authority marker (what models *say*,
 # pooled over conditions) and the flip rate (what they *do*), their drops from baseline and the gap
@@ -341,7 +341,7 @@ artifacts.save_table(tab13, "ab-tab13", synthetic=synthetic)
 tab13
 
 # %% [markdown]
-# ## Table 15: inference time per model
+# ## Table 15: inference time per model (Appendix A.4)
 #
 # Mean, median and 95th-percentile wall-clock seconds per cell, per model, over all models of the
 # run (on the embedded default, the synthetic panel's latency on this machine, not the models').
@@ -363,7 +363,7 @@ resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, c
 analysis.parser_sensitivity(resp, resp_corrected, parser=parse_mode)
 
 # %% [markdown]
-# ## Table 17: sensitivity of the direction result to the weights
+# ## Table 17: sensitivity of the direction result to the weights (Appendix A.8)
 #
 # The directional pull of Table 6 recomputed with each pick scored under other weightings of its
 # normalised components: the pilot-derived weights, uniform weights and each dimension alone, with
@@ -376,7 +376,7 @@ artifacts.save_table(tab17, "ab-tab17", synthetic=synthetic)
 tab17
 
 # %% [markdown]
-# ## Table 19: flip and boost rates for every topic
+# ## Table 19: flip and boost rates for every topic (Appendix C)
 #
 # Flip and boost rate per topic over the headline models, sorted by flip rate; n is the number of
 # (model × instruction × query) flip pairs of the topic (synthetic answers on the embedded
@@ -388,7 +388,7 @@ artifacts.save_table(tab19, "ab-tab19", synthetic=synthetic)
 tab19
 
 # %% [markdown]
-# ## Table 20: the author-identity ablation (six predictors)
+# ## Table 20: the author-identity ablation (six predictors; Appendix D)
 #
 # The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
 # worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
@@ -401,7 +401,7 @@ artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
 tab20
 
 # %% [markdown]
-# ## Table 21: the tier ablation (gpt-4o-mini)
+# ## Table 21: the tier ablation (gpt-4o-mini; Appendix E)
 #
 # The smaller-tier closed model's flip rate, boost rate, mild-instruction change and parse rate,
 # and the aggregate flip rate of the headline models with and without it (paper Appendix E;
@@ -413,7 +413,7 @@ artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
 tab21
 
 # %% [markdown]
-# ## Table 22: the primary statistical tests
+# ## Table 22: the primary statistical tests (Appendix F)
 #
 # The ten primary tests of the paper recomputed on the headline answers: flip and boost rate above
 # zero, flip vs boost, direction under both manipulations, model homogeneity, boosted pick rate vs
@@ -426,7 +426,7 @@ artifacts.save_table(tab22, "ab-tab22", synthetic=synthetic)
 tab22
 
 # %% [markdown]
-# ## Table 23: authority-marker categories in justifications
+# ## Table 23: authority-marker categories in justifications (Appendix G)
 #
 # How often each family of authority language (citations, impact, recency, author prestige, venue
 # and institution names, h-index, credibility) appears in the justifications of the headline
