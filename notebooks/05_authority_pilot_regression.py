@@ -32,10 +32,9 @@
 # reported missing).
 
 # %%
-import pandas as pd
-
-from lib import artifacts, config, paths, published
+from lib import artifacts, claims, config, published
 from lib.authority import analysis, conditions, corpus, flip_pilot, intermediate, main_experiment, prompts, quirks
+from lib.authority import claims as ab_claims
 from lib.authority import inputs as ab_inputs
 from lib.authority import published as ab_published
 
@@ -59,20 +58,16 @@ authority_weights = {"venue": 0.2, "median_h": 0.2, "max_h": 0.2, "citations": 0
 
 # %%
 cfg = config.load_profile(profile)
+switches = ab_inputs.Switches(weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
+                              pilot_averaging=pilot_averaging, parse_mode=parse_mode)
 inputs = ab_inputs.resolve(cfg, corpus_source=corpus_source, main_models=main_models, pilot_models=pilot_models,
-                           weights_source=weights_source, pilot_design=pilot_design, pilot_fit=pilot_fit,
-                           pilot_averaging=pilot_averaging, parse_mode=parse_mode)
+                           switches=switches)
 synthetic = inputs.synthetic
-out_dir = paths.stage_dir("05_authority_pilot_regression")
-paths.ensure(out_dir)
 paper_corpus = ab_inputs.load_corpus(cfg, inputs, topics)
-print(paper_corpus.source, "|", len(paper_corpus.papers), "papers,", len(paper_corpus.authors), "authors,",
-      len(paper_corpus.queries), "queries")
-print("main-experiment models:", list(inputs.main_models))
-print("pilot models:", list(inputs.pilot_models))
+print(ab_inputs.describe(inputs, paper_corpus))
 
 # %% [markdown]
-# ## Table 18: topics and example queries
+# ## Table 18: topics and example queries (§4.2, Appendix B)
 #
 # The 25 computer-science topics, each with 50 papers and 10 natural-language queries; the
 # example is the first query of each topic. On the default these are the synthetic corpus's
@@ -84,30 +79,7 @@ artifacts.save_table(tab18, "ab-tab18", synthetic=synthetic)
 tab18
 
 # %% [markdown]
-# ## Table 3: the instruction variants (text)
-#
-# The three prompts verbatim (paper Appendix A.1): a neutral baseline, a mild anti-authority
-# instruction naming the attributes to ignore, and a strong content-first directive. This text
-# is the real prompt set, not synthetic.
-
-# %%
-tab3 = prompts.instruction_variants_text()
-artifacts.save_text(tab3, "ab-tab3", synthetic=False)
-print(tab3)
-
-# %% [markdown]
-# ## Table 4: metrics and statistical tests
-#
-# The six evaluation metrics, the research question each answers, the test paired with it and
-# the companion function that computes it. A description of the design, not data.
-
-# %%
-tab4 = analysis.metrics_and_tests()
-artifacts.save_table(tab4, "ab-tab4", synthetic=False)
-tab4
-
-# %% [markdown]
-# ## The 1:N flip pilot
+# ## The 1:N flip pilot (§4.3)
 #
 # For each pilot query's ten original candidates, each paper's content (title, abstract, year)
 # is shown in turn wearing every candidate's metadata (authors, venue, citations): 10 × 10
@@ -124,10 +96,10 @@ tab4
 
 # %%
 pilot_run = flip_pilot.collect(cfg, inputs, paper_corpus, topics=pilot_topics, n_queries=pilot_queries_per_topic,
-                              design=pilot_design, parse_mode=parse_mode, api_ids=api_model_ids)
+                              api_ids=api_model_ids)   # under switches.pilot_design and switches.parse_mode
 
 # %% [markdown]
-# ## Table 16: pilot regression diagnostics
+# ## Table 16: pilot regression diagnostics (Appendix A.7)
 #
 # Logistic regression of "fixed paper recommended" on the five z-scored authority components the
 # fixed card wore (paper Eq. 3), with variance inflation factors, dominance analysis over all 31
@@ -149,7 +121,7 @@ tab16
 flip_pilot.rank_stability(pilot_run)
 
 # %% [markdown]
-# ## Table 1: the empirically derived authority weights
+# ## Table 1: the empirically derived authority weights (§4.3)
 #
 # The fused weights w_d of the composite authority score α (Eq. 1), largest first: the mean of each
 # dimension's coefficient share and dominance share, renormalised (a synthetic pilot on the
@@ -166,20 +138,7 @@ print("weights of the composite:", weights)
 tab1
 
 # %% [markdown]
-# ## Table 20: the author-identity ablation (six predictors)
-#
-# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
-# worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
-# the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's verdict (paper
-# Appendix D; synthetic data on the embedded default, same fit method as Table 16).
-
-# %%
-tab20 = flip_pilot.table20(pilot_run)
-artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
-tab20
-
-# %% [markdown]
-# ## Table 2: the three conditions, with counts
+# ## Table 2: the three conditions, with counts (§4.4)
 #
 # Content (title, abstract, year) never changes. *Flipped* swaps the complete metadata of the i-th
 # most and i-th least authoritative papers of each topic (12 pairs per 50 papers, buckets by the
@@ -194,7 +153,7 @@ artifacts.save_table(tab2, "ab-tab2", synthetic=synthetic)
 tab2
 
 # %% [markdown]
-# ## Table 14: a manipulated candidate set
+# ## Table 14: a manipulated candidate set (Appendix A.3)
 #
 # One query's candidate set under the manipulations: under *flipped* a high-authority paper (A) and
 # a low-authority paper (B) exchange venue, citations and authors, so their composite scores swap
@@ -209,7 +168,19 @@ artifacts.save_table(tab14, "ab-tab14", synthetic=synthetic)
 tab14
 
 # %% [markdown]
-# ## The main experiment
+# ## Table 3: the instruction variants (text; §4.5)
+#
+# The three prompts verbatim (paper Appendix A.1): a neutral baseline, a mild anti-authority
+# instruction naming the attributes to ignore, and a strong content-first directive. This text
+# is the real prompt set, not synthetic.
+
+# %%
+tab3 = prompts.instruction_variants_text()
+artifacts.save_text(tab3, "ab-tab3", synthetic=False)
+print(tab3)
+
+# %% [markdown]
+# ## The main experiment (§4.6)
 #
 # Every query's ten candidates (same papers and display order in every cell) under the three
 # instruction variants and the three conditions, sent to every model: the eight headline models
@@ -228,19 +199,18 @@ print(f"{len(resp_all)} cells, parse rate {resp_all['parsed'].mean():.1%}; headl
 print(main.requests["messages"].iloc[0][0]["content"][:1500])
 
 # %% [markdown]
-# ### Parser sensitivity
+# ## Table 4: metrics and statistical tests (§4.7)
 #
-# Flip and boost rates of the headline models under the paper's parser and under the corrected one
-# (synthetic answers on the embedded default). The faithful rule reads a stray small number or the
-# first number of a reasoning trace as the choice, which adds spurious flips.
+# The six evaluation metrics, the research question each answers, the test paired with it and
+# the companion function that computes it. A description of the design, not data.
 
 # %%
-resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, conds, parse_mode="corrected")
-pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]]
-           for name, r in ((parse_mode, resp), ("corrected", resp_corrected))], ignore_index=True)
+tab4 = analysis.metrics_and_tests()
+artifacts.save_table(tab4, "ab-tab4", synthetic=False)
+tab4
 
 # %% [markdown]
-# ## Table 5: aggregate flip and boost rates
+# ## Table 5: aggregate flip and boost rates (§5.1)
 #
 # The share of (model, instruction, query) pairs whose recommendation changes from *original* to
 # *flipped* (flip rate) and to *boosted* (boost rate), with 95 % Wilson intervals and the
@@ -250,11 +220,13 @@ pd.concat([analysis.flip_rates(r).assign(parser=name)[["parser", "manipulation",
 # %%
 tab5 = analysis.flip_rates(resp)
 artifacts.save_table(tab5, "ab-tab5", synthetic=synthetic)
-display(tab5)
+tab5
+
+# %%
 analysis.flip_boost_gap(resp)
 
 # %% [markdown]
-# ## Table 6: do flips move toward higher authority?
+# ## Table 6: do flips move toward higher authority? (§5.2)
 #
 # For every changed pair, whether the paper picked under the manipulation has a higher or lower
 # composite authority (in its condition) than the paper picked under *original*: the share toward
@@ -262,13 +234,12 @@ analysis.flip_boost_gap(resp)
 # against ½, overall and per model (synthetic answers on the embedded default).
 
 # %%
-tab6 = pd.concat([analysis.flip_direction(resp).assign(model="all"), analysis.flip_direction(resp, by="model")],
-                 ignore_index=True)
+tab6 = analysis.flip_direction_table(resp)
 artifacts.save_table(tab6, "ab-tab6", synthetic=synthetic)
 tab6
 
 # %% [markdown]
-# ## Table 7: per-model susceptibility
+# ## Table 7: per-model susceptibility (§5.3)
 #
 # Per model: flip rate, boost rate (Wilson intervals) and susceptibility = their mean, with the
 # parse rate and the boosted paper's pick rate and lift over chance (Appendix G); sorted from the
@@ -281,7 +252,7 @@ artifacts.save_table(tab7, "ab-tab7", synthetic=synthetic)
 tab7
 
 # %% [markdown]
-# ## Table 8: cross-model agreement
+# ## Table 8: cross-model agreement (§5.4)
 #
 # Pairwise selection agreement (the share of shared cells in which two models pick the same paper)
 # and Cohen's κ of the per-query flip indicator under *flipped* and *boosted*: mean and range over
@@ -292,27 +263,36 @@ tab7
 # %%
 tab8 = analysis.agreement_summary(resp)
 artifacts.save_table(tab8, "ab-tab8", synthetic=synthetic)
-display(tab8)
+tab8
+
+# %%
 analysis.selection_agreement(resp).round(3)
 
 # %% [markdown]
-# ## Table 9: dose-response by citation stratum
+# ## Table 9: dose-response by citation stratum (§5.5)
 #
 # The percentage of picks by the citation stratum of the chosen paper (top, mid, low, emerging)
 # under each condition, next to each stratum's fixed share of every candidate set; the boosted
-# paper's pick rate against chance (lift, one-sided binomial) is printed below (synthetic answers
-# on the embedded default).
+# paper's pick rate against chance (lift, one-sided binomial), the authority (max h-index, citations) of
+# the picks per condition and the Mann–Whitney test of the boosted picks' max h-index against the
+# original ones (Appendix G) follow (synthetic answers on the embedded default).
 
 # %%
 tab9 = analysis.dose_response(resp)
 artifacts.save_table(tab9, "ab-tab9", synthetic=synthetic)
-display(tab9)
-display(analysis.boosted_pick_rate(resp))
-display(analysis.picked_authority(resp))
+tab9
+
+# %%
+analysis.boosted_pick_rate(resp)
+
+# %%
+analysis.picked_authority(resp)
+
+# %%
 analysis.boosted_max_h_test(resp)
 
 # %% [markdown]
-# ## Table 10: most and least susceptible topics
+# ## Table 10: most and least susceptible topics (§5.6)
 #
 # The five topics with the highest and the five with the lowest flip rate, with their boost rates
 # and the spread (max − min topic flip rate, pp) over all topics (synthetic answers on the embedded
@@ -324,7 +304,7 @@ artifacts.save_table(tab10, "ab-tab10", synthetic=synthetic)
 tab10
 
 # %% [markdown]
-# ## Table 11: the instruction effect
+# ## Table 11: the instruction effect (§5.7)
 #
 # Flip and boost rate per instruction variant, their reductions from the neutral baseline (pp) and
 # the exact McNemar test on paired flips (the same model and query under baseline and the variant),
@@ -336,7 +316,7 @@ artifacts.save_table(tab11, "ab-tab11", synthetic=synthetic)
 tab11
 
 # %% [markdown]
-# ## Table 12: per-model effect of the mild instruction
+# ## Table 12: per-model effect of the mild instruction (§5.7)
 #
 # Per model and per cohort (open-weight, frontier): the flip rate under baseline and under the mild
 # anti-authority instruction, the change in pp (positive = backfire) and McNemar's test (synthetic
@@ -348,7 +328,7 @@ artifacts.save_table(tab12, "ab-tab12", synthetic=synthetic)
 tab12
 
 # %% [markdown]
-# ## Table 13: the say-do gap
+# ## Table 13: the say-do gap (§5.8)
 #
 # Per instruction: the rate of justifications that mention an authority marker (what models *say*,
 # pooled over conditions) and the flip rate (what they *do*), their drops from baseline and the gap
@@ -361,7 +341,7 @@ artifacts.save_table(tab13, "ab-tab13", synthetic=synthetic)
 tab13
 
 # %% [markdown]
-# ## Table 15: inference time per model
+# ## Table 15: inference time per model (Appendix A.4)
 #
 # Mean, median and 95th-percentile wall-clock seconds per cell, per model, over all models of the
 # run (on the embedded default, the synthetic panel's latency on this machine, not the models').
@@ -372,7 +352,18 @@ artifacts.save_table(tab15, "ab-tab15", synthetic=synthetic)
 tab15
 
 # %% [markdown]
-# ## Table 17: sensitivity of the direction result to the weights
+# ## Parser sensitivity (Appendix A.5)
+#
+# Flip and boost rates of the headline models under the paper's parser and under the corrected one
+# (synthetic answers on the embedded default). The faithful rule reads a stray small number or the
+# first number of a reasoning trace as the choice, which adds spurious flips.
+
+# %%
+resp_all_corrected, resp_corrected = main_experiment.label(main, paper_corpus, conds, parse_mode="corrected")
+analysis.parser_sensitivity(resp, resp_corrected, parser=parse_mode)
+
+# %% [markdown]
+# ## Table 17: sensitivity of the direction result to the weights (Appendix A.8)
 #
 # The directional pull of Table 6 recomputed with each pick scored under other weightings of its
 # normalised components: the pilot-derived weights, uniform weights and each dimension alone, with
@@ -385,7 +376,7 @@ artifacts.save_table(tab17, "ab-tab17", synthetic=synthetic)
 tab17
 
 # %% [markdown]
-# ## Table 19: flip and boost rates for every topic
+# ## Table 19: flip and boost rates for every topic (Appendix C)
 #
 # Flip and boost rate per topic over the headline models, sorted by flip rate; n is the number of
 # (model × instruction × query) flip pairs of the topic (synthetic answers on the embedded
@@ -397,7 +388,20 @@ artifacts.save_table(tab19, "ab-tab19", synthetic=synthetic)
 tab19
 
 # %% [markdown]
-# ## Table 21: the tier ablation (gpt-4o-mini)
+# ## Table 20: the author-identity ablation (six predictors; Appendix D)
+#
+# The pilot regression refitted with a sixth, categorical predictor `author_score` (the tier of the
+# worn maximum h-index: A* ≥ 70, A 40–69, B 20–39, C 5–19, D 0–4), next to the 5-predictor fit on
+# the same rows: coefficients, VIF, dominance, McFadden R², ΔR² and the reference's verdict (paper
+# Appendix D; synthetic data on the embedded default, same fit method as Table 16).
+
+# %%
+tab20 = flip_pilot.table20(pilot_run)
+artifacts.save_table(tab20, "ab-tab20", synthetic=synthetic)
+tab20
+
+# %% [markdown]
+# ## Table 21: the tier ablation (gpt-4o-mini; Appendix E)
 #
 # The smaller-tier closed model's flip rate, boost rate, mild-instruction change and parse rate,
 # and the aggregate flip rate of the headline models with and without it (paper Appendix E;
@@ -409,7 +413,7 @@ artifacts.save_table(tab21, "ab-tab21", synthetic=synthetic)
 tab21
 
 # %% [markdown]
-# ## Table 22: the primary statistical tests
+# ## Table 22: the primary statistical tests (Appendix F)
 #
 # The ten primary tests of the paper recomputed on the headline answers: flip and boost rate above
 # zero, flip vs boost, direction under both manipulations, model homogeneity, boosted pick rate vs
@@ -422,7 +426,7 @@ artifacts.save_table(tab22, "ab-tab22", synthetic=synthetic)
 tab22
 
 # %% [markdown]
-# ## Table 23: authority-marker categories in justifications
+# ## Table 23: authority-marker categories in justifications (Appendix G)
 #
 # How often each family of authority language (citations, impact, recency, author prestige, venue
 # and institution names, h-index, credibility) appears in the justifications of the headline
@@ -447,12 +451,9 @@ tab23
 # `docs/faithful_vs_corrected.md`.
 
 # %%
-prompt_pairs = [(main.requests, prompts.build_main_requests(paper_corpus, n_queries=queries_per_topic, seed=cfg.seed,
-                                                            condition_set=conds, prompt_mode="corrected"))]
-ab_quirks = quirks.mode_comparison(
-    resp, resp_all, responses_corrected_parser=resp_corrected, responses_all_corrected_parser=resp_all_corrected,
-    pilot_rows=pilot_run.rows, groups=inputs.cohorts, headline=list(main.headline), ablation_model=main.ablation,
-    prompt_tables=prompt_pairs, pilot_result=pilot_run.result, pilot_tab20=tab20)
+corrected_prompts = main_experiment.corrected_prompts(cfg, main, paper_corpus, conds)
+ab_quirks = quirks.run_comparison(main, pilot_run, (resp_all, resp), (resp_all_corrected, resp_corrected),
+                                  cohorts=inputs.cohorts, corrected_prompts=corrected_prompts)
 artifacts.save_table(ab_quirks, "ab-quirks", synthetic=synthetic)
 ab_quirks
 
@@ -479,9 +480,7 @@ vs_published.head(20)
 # main-experiment responses, for later notebooks and for re-analysis without re-collection.
 
 # %%
-intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, conds=conds,
-                   pilot_requests=pilot_run.requests, main_requests=main.requests, pilot_rows=pilot_run.rows,
-                   responses=resp_all)
+intermediate.write_stages(paper_corpus, candidates, conds, pilot_run, main, resp_all)
 
 # %% [markdown]
 # ## Claims (§4.3, §5, §6, §7)
@@ -496,9 +495,6 @@ intermediate.write(out_dir, paper_corpus=paper_corpus, candidates=candidates, co
 # the pipeline recovers the panel's built-in behaviour, not that the claim is true of real LLMs.
 
 # %%
-from lib import claims
-from lib.authority import claims as ab_claims
-
 verdicts = ab_claims.check_all(artifacts.saved_tables("ab-"), resp, pilot_run.rows, synthetic=synthetic, seed=cfg.seed,
                                cohorts=inputs.cohorts)
 claims.summary(verdicts)

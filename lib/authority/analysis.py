@@ -77,6 +77,15 @@ def flip_rates(responses: pd.DataFrame, *, p0: float = 1e-4) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def parser_sensitivity(responses: pd.DataFrame, responses_corrected: pd.DataFrame, *,
+                       parser: str = "faithful") -> pd.DataFrame:
+    """Table 5's flip and boost rates (:func:`flip_rates`) of the same answers read by the run's ``parser``
+    (``responses``) and by the corrected one (``responses_corrected``; paper A.5), one block of rows each."""
+    cols = ["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]
+    return pd.concat([flip_rates(responses).assign(parser=parser)[cols],
+                      flip_rates(responses_corrected).assign(parser="corrected")[cols]], ignore_index=True)
+
+
 def flip_boost_gap(responses: pd.DataFrame, *, yates: bool = True) -> dict[str, float]:
     """χ² test that the flip rate differs from the boost rate (paper §5.1: "the 17.5pp gap ... χ² = 427.5").
 
@@ -118,6 +127,12 @@ def flip_direction(responses: pd.DataFrame, *, by: str | None = None) -> pd.Data
         for g, d in groups:
             rows.append({"manipulation": man, **({by: g} if by else {}), **_direction(d)})
     return pd.DataFrame(rows)
+
+
+def flip_direction_table(responses: pd.DataFrame) -> pd.DataFrame:
+    """Table 6: :func:`flip_direction` over all models (``model = "all"``), then per model."""
+    return pd.concat([flip_direction(responses).assign(model="all"), flip_direction(responses, by="model")],
+                     ignore_index=True)
 
 
 def model_susceptibility(responses: pd.DataFrame) -> pd.DataFrame:

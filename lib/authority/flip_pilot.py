@@ -29,6 +29,7 @@ class Pilot:
     result: pl.PilotResult | None = None
     method: str = "gd"                  # the fit of the analysis (pilot_fit)
     averaging: str = "subsets"          # its dominance averaging (pilot_averaging)
+    tab20: pd.DataFrame | None = None   # Table 20, the six-predictor refit under the same fit (set by analyse)
 
 
 def requests(paper_corpus, *, topics: Sequence[str], n_queries: int, seed: int | None, design: str) -> pd.DataFrame:
@@ -41,12 +42,15 @@ def requests(paper_corpus, *, topics: Sequence[str], n_queries: int, seed: int |
                                         shared_content=design == "shared_content")
 
 
-def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, *, topics: Sequence[str], n_queries: int, design: str,
-            parse_mode: str, api_ids: Mapping[str, str]) -> Pilot:
+def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, *, topics: Sequence[str], n_queries: int,
+            api_ids: Mapping[str, str], design: str | None = None, parse_mode: str | None = None) -> Pilot:
     """Ask the pilot models the pilot prompts (resuming in the raw store) and parse the answers into
-    regression rows; without an endpoint or prompts, the release's pilot runs (None on the synthetic corpus)."""
+    regression rows; without an endpoint or prompts, the release's pilot runs (None on the synthetic corpus).
+    ``design`` and ``parse_mode`` default to ``inputs.switches``' pilot_design and parse_mode."""
     from lib.authority import corpus, runs
 
+    design = design if design is not None else inputs.switches.pilot_design
+    parse_mode = parse_mode if parse_mode is not None else inputs.switches.parse_mode
     reqs = requests(paper_corpus, topics=topics, n_queries=n_queries, seed=cfg.seed, design=design)
     if not (inputs.collect and len(reqs)):
         rows = None if inputs.synthetic else corpus.load_released_pilot(inputs.corpus_source)
@@ -68,13 +72,15 @@ def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, *, topics: Sequen
 
 
 def analyse(p: Pilot, *, method: str, averaging: str) -> Pilot:
-    """The regression of Table 16 (:func:`lib.authority.pilot.analyse_pilot`); prints its descriptives.
+    """The regression of Table 16 (:func:`lib.authority.pilot.analyse_pilot`; prints its descriptives) and
+    of Table 20 (:func:`lib.authority.pilot.author_score_ablation`), both under ``method`` and ``averaging``.
     An absent pilot stays absent."""
     if p.rows is None:
         return p
     result = pl.analyse_pilot(p.rows, method=method, averaging=averaging)
     print(result.descriptives)
-    return replace(p, result=result, method=method, averaging=averaging)
+    return replace(p, result=result, method=method, averaging=averaging,
+                   tab20=pl.author_score_ablation(p.rows, method=method, averaging=averaging))
 
 
 def table16(p: Pilot) -> pd.DataFrame | None:
@@ -94,9 +100,7 @@ def table1(p: Pilot) -> pd.DataFrame | None:
 
 def table20(p: Pilot) -> pd.DataFrame | None:
     """ab-tab20, the six-predictor author-identity ablation (same fit as Table 16; None when absent)."""
-    if p.result is None:
-        return None
-    return pl.author_score_ablation(p.rows, method=p.method, averaging=p.averaging)
+    return p.tab20 if p.result is not None else None
 
 
 def weights(p: Pilot, weights_source: str, given: Mapping[str, float]) -> dict[str, float]:

@@ -10,7 +10,7 @@ answers. :func:`profile_errors` checks the choices when the profile is loaded (t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,18 @@ MODEL_LISTS = ("main_models", "pilot_models")
 
 
 @dataclass(frozen=True)
+class Switches:
+    """Notebook 05's faithful / corrected switches, as its parameters cell names them (allowed values:
+    :data:`CHOICES`; the defaults are the faithful ones)."""
+
+    weights_source: str = "pilot"       # the conditions' weights: the pilot's fused ones or the given ones
+    pilot_design: str = "reference"     # the pilot's cards: the reference's or all showing the fixed paper's content
+    pilot_fit: str = "gd"               # the pilot regression: the reference's gradient descent or the exact MLE
+    pilot_averaging: str = "subsets"    # its dominance averaging: the reference's or Budescu's general dominance
+    parse_mode: str = "faithful"        # the answer parser: the paper's first integer or the stricter one
+
+
+@dataclass(frozen=True)
 class Inputs:
     """Where notebook 05's inputs come from."""
 
@@ -39,6 +51,7 @@ class Inputs:
     mixed: bool = False                 # the profile declares synthetic: mixed (real endpoint, synthetic corpus)
     #: every model the profile audits (lib.authority.models.for_profile: the paper's and its own)
     models: tuple[ab_models.AuthorityModel, ...] = ab_models.MAIN_MODELS
+    switches: Switches = field(default_factory=Switches)   # the checked switches the run uses
 
     @property
     def synthetic(self) -> bool | str:
@@ -110,12 +123,14 @@ def profile_errors(prof: config.Profile, where: str) -> list[str]:
 
 
 def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models: Sequence[str] = (),
-            pilot_models: Sequence[str] = (), **choices: Any) -> Inputs:
+            pilot_models: Sequence[str] = (), switches: Switches | None = None, **choices: Any) -> Inputs:
     """Notebook 05's inputs from its parameters and the profile: ``real_data.authority_dataset_dir``
     replaces the synthetic corpus; empty model lists mean every audited model (the paper's eight
     headline models and the gpt-4o-mini ablation, and the profile's own ``models.authority_bias``;
-    the pilot models: the table's ``pilot`` rows, else the headline ones). ``choices`` (weights_source, pilot_design, ...)
-    are checked against :data:`CHOICES`; ValueError lists every bad value."""
+    the pilot models: the table's ``pilot`` rows, else the headline ones). ``switches`` (or its fields
+    as keywords, ``choices``: weights_source, pilot_design, ...; a keyword overrides the field) are checked
+    against :data:`CHOICES` and kept as :attr:`Inputs.switches`; ValueError lists every bad value."""
+    choices = {**(asdict(switches) if switches is not None else {}), **choices}
     table = ab_models.for_profile(cfg)
     audited = ab_models.audited(table)
     pilots = tuple(table.loc[table["pilot"] & (table["role"] == "headline"), "id"]) or tuple(
@@ -131,7 +146,7 @@ def resolve(cfg: config.Profile, *, corpus_source: str = SYNTHETIC, main_models:
                   mixed=cfg.synthetic == "mixed",
                   main_models=tuple(main_models) or tuple(m.id for m in audited),
                   pilot_models=tuple(pilot_models) or pilots,
-                  models=audited)
+                  models=audited, switches=Switches(**choices))
 
 
 def load_corpus(cfg: config.Profile, inputs: Inputs, topics: Sequence[str] = ()):
@@ -140,6 +155,15 @@ def load_corpus(cfg: config.Profile, inputs: Inputs, topics: Sequence[str] = ())
 
     paper_corpus = corpus.synthetic_corpus(cfg.seed) if inputs.synthetic else corpus.load_released(inputs.corpus_source)
     return paper_corpus.subset(list(topics)) if topics else paper_corpus
+
+
+def describe(inputs: Inputs, paper_corpus) -> str:
+    """What the run reads and asks, for the notebook's log: the corpus source and size, the main-experiment
+    models and the pilot models, one line each."""
+    return (f"{paper_corpus.source} | {len(paper_corpus.papers)} papers, {len(paper_corpus.authors)} authors, "
+            f"{len(paper_corpus.queries)} queries\n"
+            f"main-experiment models: {list(inputs.main_models)}\n"
+            f"pilot models: {list(inputs.pilot_models)}")
 
 
 def load_conditions(cfg: config.Profile, inputs: Inputs, paper_corpus, weights: dict[str, float]):

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib import paths
+from lib.authority.inputs import NOTEBOOK
+
 
 def _lists(df: pd.DataFrame, column: str) -> pd.DataFrame:
     """``column`` of tuples or sets as lists (what parquet stores)."""
@@ -30,3 +33,14 @@ def write(out_dir: Path, *, paper_corpus, candidates: pd.DataFrame, conds, pilot
         pilot_rows.to_parquet(out_dir / "pilot_rows.parquet")
     responses.to_parquet(out_dir / "responses.parquet")
     return sorted(p.name for p in out_dir.glob("*.parquet"))
+
+
+def write_stages(paper_corpus, candidates: pd.DataFrame, conds, pilot, main, responses: pd.DataFrame, *,
+                 out_dir: Path | None = None) -> list[str]:
+    """:func:`write` for notebook 05's stages: the pilot's (:class:`lib.authority.flip_pilot.Pilot`) requests and
+    regression rows, the main experiment's (:class:`lib.authority.main_experiment.MainExperiment`) requests and
+    the labelled ``responses`` of every model, into ``out_dir`` (default: the notebook's stage folder, created)."""
+    out_dir = Path(out_dir) if out_dir is not None else paths.stage_dir(NOTEBOOK)
+    paths.ensure(out_dir)
+    return write(out_dir, paper_corpus=paper_corpus, candidates=candidates, conds=conds, pilot_requests=pilot.requests,
+                 main_requests=main.requests, pilot_rows=pilot.rows, responses=responses)

@@ -26,15 +26,29 @@ class MainExperiment:
     models: tuple[str, ...]             # the models answering (the headline set and the tier ablation)
     headline: tuple[str, ...]           # the models without the tier ablation (the paper's headline view)
     ablation: str | None                # the tier-ablation model (Table 21)
+    n_queries: int | None = None        # queries per topic the requests were built with (None: all)
+
+
+def requests(paper_corpus, conds, *, n_queries: int | None, seed: int, prompt_mode: str = "faithful") -> pd.DataFrame:
+    """The main experiment's requests of ``n_queries`` queries per topic under ``conds``, with the paper
+    cards rendered under ``prompt_mode`` (:func:`lib.authority.prompts.build_main_requests`)."""
+    from lib.authority import prompts
+
+    return prompts.build_main_requests(paper_corpus, n_queries=n_queries, seed=seed, condition_set=conds,
+                                       prompt_mode=prompt_mode)
+
+
+def corrected_prompts(cfg: config.Profile, main: MainExperiment, paper_corpus, conds) -> pd.DataFrame:
+    """``main``'s requests again with the cards' missing values rendered as corrected (the ``card_missing_values``
+    quirk of ab-quirks): same queries, conditions and order, only the prompt text may differ."""
+    return requests(paper_corpus, conds, n_queries=main.n_queries, seed=cfg.seed, prompt_mode="corrected")
 
 
 def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, conds, *, n_queries: int,
             api_ids: Mapping[str, str]) -> MainExperiment:
     """Build the requests of ``n_queries`` queries per topic under ``conds`` and ask the main models
     (resuming in the raw store), or read the release's answers when there is no endpoint."""
-    from lib.authority import prompts
-
-    reqs = prompts.build_main_requests(paper_corpus, n_queries=n_queries, seed=cfg.seed, condition_set=conds)
+    reqs = requests(paper_corpus, conds, n_queries=n_queries, seed=cfg.seed)
     print(f"main: {len(reqs)} prompts ({reqs['query_id'].nunique()} queries x 3 instructions x "
           f"3 conditions) x {len(inputs.main_models)} models")
     if not inputs.collect:
@@ -42,7 +56,8 @@ def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, conds, *, n_queri
 
         raw = responses.attach_request_ids(corpus.load_released_responses(inputs.corpus_source), reqs)
         models = tuple(sorted(raw["model"].unique()))
-        return MainExperiment(reqs, raw, models, tuple(m for m in models if m != inputs.ablation), inputs.ablation)
+        return MainExperiment(reqs, raw, models, tuple(m for m in models if m != inputs.ablation), inputs.ablation,
+                              n_queries)
     from lib import endpoints
     from lib.authority import runs
 
@@ -51,7 +66,7 @@ def collect(cfg: config.Profile, inputs: Inputs, paper_corpus, conds, *, n_queri
                                       experiment=runs.EXPERIMENTS["main"], max_attempts=cfg.llm.max_attempts,
                                       api_ids=api_ids)
     print(run.line())
-    return MainExperiment(reqs, raw, inputs.main_models, tuple(inputs.headline), inputs.ablation)
+    return MainExperiment(reqs, raw, inputs.main_models, tuple(inputs.headline), inputs.ablation, n_queries)
 
 
 def label(main: MainExperiment, paper_corpus, conds, *, parse_mode: str) -> tuple[pd.DataFrame, pd.DataFrame]:

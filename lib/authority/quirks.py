@@ -12,6 +12,7 @@ any number of the paper's tables, and the headline numbers with all switches fai
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,10 @@ from lib import quirks as quirk_table
 from lib.authority import analysis as an
 from lib.authority import pilot as pl
 from lib.authority.published import authority_table_long
+
+if TYPE_CHECKING:
+    from lib.authority.flip_pilot import Pilot
+    from lib.authority.main_experiment import MainExperiment
 
 #: ``key`` names the switch in :func:`mode_comparison`; ``effect`` is what the switch changes, with the
 #: measurement of the quick profile (seed 20261130, notebook 05's ab-quirks; regenerated every run).
@@ -265,3 +270,18 @@ def mode_comparison(responses: pd.DataFrame, responses_all: pd.DataFrame, *,
                              numbers_changed=int(abs(h["change"]) > 1e-12) if pd.notna(h["change"]) else 0))
     return pd.DataFrame(rows, columns=["section", "key", "quirk", "artifact", "row", "column", "faithful", "corrected",
                                        "change", "numbers_changed"])
+
+
+def run_comparison(main: MainExperiment, pilot: Pilot, labelled: tuple[pd.DataFrame, pd.DataFrame],
+                   labelled_corrected: tuple[pd.DataFrame, pd.DataFrame], *, cohorts: Mapping[str, str],
+                   corrected_prompts: pd.DataFrame) -> pd.DataFrame:
+    """ab-quirks for notebook 05's run (:func:`mode_comparison`): ``labelled`` / ``labelled_corrected`` are
+    (all models, headline models) under the run's parser and under the corrected one
+    (:func:`lib.authority.main_experiment.label`); the faithful pilot analysis and Table 20 are
+    ``pilot``'s (absent pilot: no pilot rows); ``corrected_prompts`` are ``main``'s requests with the
+    cards corrected (:func:`lib.authority.main_experiment.corrected_prompts`); ``cohorts`` group Table 12."""
+    (every, headline), (every_c, headline_c) = labelled, labelled_corrected
+    return mode_comparison(headline, every, responses_corrected_parser=headline_c, responses_all_corrected_parser=every_c,
+                           pilot_rows=pilot.rows, groups=cohorts, headline=list(main.headline),
+                           ablation_model=main.ablation, prompt_tables=[(main.requests, corrected_prompts)],
+                           pilot_result=pilot.result, pilot_tab20=pilot.tab20)

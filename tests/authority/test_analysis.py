@@ -95,6 +95,29 @@ def test_flip_direction_by_hand(responses):
     assert set(by["model"]) == {"m1", "m2"}
 
 
+def test_table6_stacks_all_models_then_each_model(responses):
+    t = an.flip_direction_table(responses)
+    assert list(t["model"]) == ["all", "all", "m1", "m2", "m1", "m2"]      # manipulation within each block
+    flipped = t[t["manipulation"] == "flipped"].set_index("model")
+    # m1 flips q1 A->B (.8 -> .9) and q3 E->F (.6 -> .3); m2 q2 C->D (.5 -> .2), q4 G->H twice (.4 -> .6)
+    assert flipped[["flips", "higher", "lower"]].to_dict("index") == {
+        "all": dict(flips=5, higher=3, lower=2), "m1": dict(flips=2, higher=1, lower=1),
+        "m2": dict(flips=3, higher=2, lower=1)}
+
+
+def test_parser_sensitivity_puts_both_parsers_rates_side_by_side(responses):
+    r = responses.copy()      # the corrected parser reads m1's baseline q1 flipped answer as no choice
+    hit = (r["model"] == "m1") & (r["instruction"] == "baseline") & (r["query_id"] == "q1") & (r["condition"] == "flipped")
+    r.loc[hit, "parsed"] = False
+    t = an.parser_sensitivity(responses, r)
+    assert list(t.columns) == ["parser", "manipulation", "rate", "ci_low", "ci_high", "pairs"]
+    got = t.set_index(["parser", "manipulation"])
+    assert got.loc[("faithful", "flipped"), ["rate", "pairs"]].tolist() == [5 / 16, 16]
+    assert got.loc[("corrected", "flipped"), ["rate", "pairs"]].tolist() == [4 / 15, 15]
+    assert got.loc[("corrected", "boosted"), ["rate", "pairs"]].tolist() == [3 / 16, 16]
+    assert list(an.parser_sensitivity(r, r, parser="corrected")["parser"]) == ["corrected"] * 4   # the run's own
+
+
 def test_model_susceptibility_and_homogeneity(responses):
     t = an.model_susceptibility(responses).set_index("model")
     assert t.loc["m1", "flip_rate"] == 0.25 and t.loc["m1", "boost_rate"] == 0.375

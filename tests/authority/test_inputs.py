@@ -46,3 +46,31 @@ def test_a_real_profile_without_the_authority_corpus_stops_unless_mixed(tmp_path
     assert inputs.profile_errors(mixed, "p.yaml") == [] and inputs.profile_errors(cfg, "p.yaml") == []
     assert inputs.resolve(mixed).synthetic == "mixed" and inputs.resolve(cfg).synthetic is True
     assert inputs.resolve(given).synthetic is False
+
+
+def test_switches_are_checked_and_kept_a_keyword_overriding_its_field(load_profile_text):
+    cfg = load_profile_text()
+    assert inputs.resolve(cfg).switches == inputs.Switches() == inputs.Switches(
+        weights_source="pilot", pilot_design="reference", pilot_fit="gd", pilot_averaging="subsets",
+        parse_mode="faithful")                                                  # the faithful defaults
+    got = inputs.resolve(cfg, switches=inputs.Switches(pilot_fit="mle", parse_mode="corrected"))
+    assert (got.switches.pilot_fit, got.switches.parse_mode, got.switches.pilot_design) == ("mle", "corrected", "reference")
+    assert inputs.resolve(cfg, switches=inputs.Switches(pilot_fit="mle"), pilot_fit="gd").switches.pilot_fit == "gd"
+    with pytest.raises(ValueError) as exc:
+        inputs.resolve(cfg, switches=inputs.Switches(pilot_design="shared", parse_mode="strict"))
+    assert str(exc.value).splitlines() == [
+        f"{NB}: parameter pilot_design: expected 'reference' or 'shared_content', got 'shared'",
+        f"{NB}: parameter parse_mode: expected 'faithful' or 'corrected', got 'strict'"]
+
+
+def test_describe_names_the_corpus_and_both_model_lists(load_profile_text):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    cfg = load_profile_text()
+    res = inputs.resolve(cfg, main_models=["gpt-5.4"], pilot_models=["mistral:7b"])
+    c = SimpleNamespace(source="synthetic corpus", papers=pd.DataFrame({"paper_id": range(50)}),
+                        authors=pd.DataFrame({"author_id": range(7)}), queries=pd.DataFrame({"query_id": range(10)}))
+    assert inputs.describe(res, c) == ("synthetic corpus | 50 papers, 7 authors, 10 queries\n"
+                                       "main-experiment models: ['gpt-5.4']\npilot models: ['mistral:7b']")

@@ -63,3 +63,29 @@ def test_mode_comparison_pilot_switches():
     assert 0 < abs(q.loc["fusion_rounding", "change"]) <= 5e-4                        # rounding to 4 dp moves little
     head = q[q["section"] == "headline"].set_index("column")
     assert "weight" in head.index and "mcfadden_r2" in head.index
+
+
+def test_run_comparison_routes_notebook_05s_run_to_mode_comparison(monkeypatch):
+    """Every/headline and faithful/corrected-parser tables land on their own arguments; the pilot's
+    faithful analysis and Table 20 are reused; the prompt pair is (sent, corrected)."""
+    import pandas as pd
+
+    from lib.authority.flip_pilot import Pilot
+    from lib.authority.main_experiment import MainExperiment
+
+    frames = {name: pd.DataFrame({"name": [name]}) for name in
+              ("requests", "corrected_prompts", "every", "headline", "every_c", "headline_c", "rows", "tab20")}
+    seen = {}
+    monkeypatch.setattr(quirks, "mode_comparison", lambda *args, **kw: seen.update(args=args, kw=kw) or "table")
+    main = MainExperiment(frames["requests"], pd.DataFrame(), ("a", "b", "mini"), ("a", "b"), "mini", 2)
+    result = object()
+    pilot = Pilot(pd.DataFrame(), frames["rows"], result=result, tab20=frames["tab20"])
+    got = quirks.run_comparison(main, pilot, (frames["every"], frames["headline"]), (frames["every_c"], frames["headline_c"]),
+                                cohorts={"a": "open"}, corrected_prompts=frames["corrected_prompts"])
+    assert got == "table" and seen["args"] == (frames["headline"], frames["every"])
+    kw = seen["kw"]
+    assert kw["responses_corrected_parser"] is frames["headline_c"] and kw["responses_all_corrected_parser"] is frames["every_c"]
+    assert kw["pilot_rows"] is frames["rows"] and kw["pilot_result"] is result and kw["pilot_tab20"] is frames["tab20"]
+    assert kw["groups"] == {"a": "open"} and kw["headline"] == ["a", "b"] and kw["ablation_model"] == "mini"
+    ((sent, corrected),) = kw["prompt_tables"]
+    assert sent is frames["requests"] and corrected is frames["corrected_prompts"]
