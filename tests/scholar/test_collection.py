@@ -126,4 +126,3 @@ def test_label_counts_and_provenance_per_configuration():
     assert p.loc["m1", ["total_tokens", "mean_latency_s", "first_request", "last_request"]].tolist() == \
         [60, 2.0, "t1", "t4"]
     assert p.loc["m2", "fingerprints"] == "fp" and p["synthetic"].all() and list(p.columns)[-1] == "synthetic"
-

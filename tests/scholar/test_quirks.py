@@ -168,4 +168,3 @@ def test_faithful_vs_corrected_builds_both_sides_of_the_baseline_and_reuses_the_
     got = quirks.faithful_vs_corrected(attempts, names, tiny_world, ag.MetricOptions("paper"), faithful=own)
     assert got["faithful"].fillna(0).eq(0).all()
     pd.testing.assert_series_equal(got["corrected"], want["corrected"])
-
