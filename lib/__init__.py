@@ -6,6 +6,8 @@ the next reads, so a notebook can be re-run alone.
 
 Where things are (the top knows no paper; DESIGN §5):
 - ``lib.paths``      every directory (one module owns them all; ``stage_dir`` a notebook's data folder)
+- ``lib.stage``      a notebook's intermediate files: read and written only as its declaration
+  (``lib/<paper>/paper.py``) names them, atomically
 - ``lib.config``     run profiles in ``params/``, validated before any work starts
 - ``lib.registry``   the tables through which the top reaches each paper's parts (release checks,
   input choices, published comparisons)

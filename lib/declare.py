@@ -31,12 +31,16 @@ class Artifact:
 class Notebook:
     """A notebook of the paper (``notebooks/<name>.py``): ``upstream``, the notebooks whose
     ``outputs/data/<name>/`` it reads; ``reads``, the files it takes from them
-    (``'<notebook>/<file>'``); ``plans``, whether it sends requests (its dry-run plan comes from
-    :meth:`Paper.notebook_plans`)."""
+    (``'<notebook>/<file>'``); ``writes``, the files it leaves in its own ``outputs/data/<name>/``
+    on every successful run, and ``may_write``, those only some parameter choices leave (both file
+    names or ``fnmatch`` patterns; :mod:`lib.stage` refuses any other); ``plans``, whether it sends
+    requests (its dry-run plan comes from :meth:`Paper.notebook_plans`)."""
 
     name: str
     upstream: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    may_write: tuple[str, ...] = ()
     plans: bool = False
 
 

@@ -21,10 +21,11 @@
 # reference scholars) and seniority (2).
 
 # %%
-from lib import artifacts, config, paths
+from lib import artifacts, config
 from lib.scholar import prompts
 from lib.scholar import collection
 from lib.scholar import models as lsb_models
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -39,7 +40,7 @@ source = "collect"           # "release": import the paper's runs from real_data
 # %%
 cfg = config.load_profile(profile)
 models = lsb_models.for_profile(cfg)   # the paper's configurations and the profile's own (models.llmscholarbench)
-out_dir = paths.stage_dir("02_collection")
+stage = Stage("02_collection")   # outputs/data/02_collection/: the files lib/scholar/paper.py declares
 
 # %% [markdown]
 # ## Fig. A.1: the prompt template, rendered for every task parameter
@@ -80,9 +81,9 @@ print(prompts.render("biased_top_k", "top_100_bias_gender_female"))
 # runs, so the collection parameters above are not used; the numbers are real, not synthetic.
 
 # %%
+grid = collection.CollectionGrid(families, params_per_family, constrained_prompts, rag, runs)
 runs_02 = collection.longitudinal_collection(cfg, models, source=source, temperature_source=temperature_source,
-                                             families=families, params_per_family=params_per_family,
-                                             constrained_prompts=constrained_prompts, rag=rag, runs=runs)
+                                             grid=grid)
 print(runs_02.line)
 
 # %% [markdown]
@@ -94,7 +95,7 @@ print(runs_02.line)
 # for the reference's name rows, corrected rule for the paper's). Notebooks 03 and 04 read these.
 
 # %%
-runs_02 = collection.label(runs_02, out_dir)
+runs_02 = collection.label(runs_02, stage)
 attempts = runs_02.attempts
 print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests; {len(runs_02.names)} name rows")
 
@@ -106,10 +107,10 @@ print(f"{len(attempts)} attempts of {attempts['request_id'].nunique()} requests;
 # artifacts).
 
 # %%
-counts = attempts.groupby(["model", "task", "label"]).size().unstack(fill_value=0)
-counts_paper = attempts.groupby(["model", "task", "label_paper"]).size().unstack(fill_value=0)
-counts.to_csv(out_dir / "label_counts.csv")
-counts_paper.to_csv(out_dir / "label_counts_paper.csv")
+counts = collection.label_counts(attempts)
+counts_paper = collection.label_counts(attempts, "label_paper")
+stage.write(counts, "label_counts.csv", index=True)
+stage.write(counts_paper, "label_counts_paper.csv", index=True)
 counts
 
 # %%
@@ -123,17 +124,6 @@ counts_paper
 # tokens, latency and the time span of the collection.
 
 # %%
-provenance = attempts.groupby("model").agg(
-    base_url=("base_url", "first"), requested_model=("requested_model", "first"),
-    served_models=("served_model", lambda s: ", ".join(sorted(s.dropna().unique()))),
-    providers=("provider", lambda s: ", ".join(sorted(s.dropna().unique()))),
-    fingerprints=("system_fingerprint", lambda s: ", ".join(sorted(s.dropna().unique()))),
-    temperature=("temperature", "first"), grounded=("grounded", "first"),
-    requests=("request_id", "nunique"), attempts=("attempt", "size"), http_tries=("tries", "sum"),
-    failed_attempts=("status", lambda s: int((s != "ok").sum())),
-    valid_requests=("valid_attempt", "sum"), total_tokens=("total_tokens", "sum"),
-    mean_latency_s=("latency_s", "mean"), first_request=("started_at", "min"), last_request=("finished_at", "max"),
-).reset_index()
-provenance["synthetic"] = cfg.synthetic
-provenance.to_csv(out_dir / "provenance.csv", index=False)
+provenance = collection.provenance(attempts, synthetic=cfg.synthetic)
+stage.write(provenance, "provenance.csv")
 provenance

@@ -17,9 +17,7 @@
 # distribution, Figure B.6), then §4 AQ1 (infrastructure-level performance).
 
 # %%
-import pandas as pd
-
-from lib import artifacts, claims, config, paths, published
+from lib import artifacts, claims, config, published
 from lib.groundtruth import demographics, figures
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
@@ -28,6 +26,7 @@ from lib.scholar import figures as lsb_figures
 from lib.scholar import inputs as lsb_inputs
 from lib.scholar import published as lsb_published
 from lib.scholar import quirks
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -38,8 +37,8 @@ consistency_pairs = "consecutive"  # "all": the v1 variant (mean Jaccard over al
 
 # %%
 cfg = config.load_profile(profile)
-out_dir = paths.stage_dir("03_infrastructure_benchmark")
-paths.ensure(out_dir)
+stage = Stage("03_infrastructure_benchmark")   # reads 02's tables, writes the files lib/scholar/paper.py declares
+opts = ag.MetricOptions(label_mode, metric_mode, consistency_pairs)
 claims.clear("03_infrastructure_benchmark")
 
 # %% [markdown]
@@ -56,8 +55,7 @@ claims.clear("03_infrastructure_benchmark")
 
 # %%
 world = lsb_inputs.reference_dataset(cfg, ground_truth_dir)   # ground_truth_dir, the release (Tier A) or synthetic
-print(f"D: {len(world.authors):,} authors, {len(world.publications):,} publications, "
-      f"{len(world.coauthorships):,} coauthorship edges ({'synthetic' if world.synthetic else 'real'})")
+print(lsb_inputs.describe(world))
 
 # %% [markdown]
 # ## Figure B.6: attribute distribution of D
@@ -70,7 +68,7 @@ print(f"D: {len(world.authors):,} authors, {len(world.publications):,} publicati
 
 # %%
 dist = demographics.attribute_distribution(world.authors)
-dist.to_parquet(out_dir / "attribute_distribution.parquet", index=False)
+stage.write(dist, "attribute_distribution.parquet")
 fig = figures.attribute_distribution_figure(dist)
 artifacts.save_figure(fig, "lsb-figB6", synthetic=world.synthetic)
 dist.pivot_table(index=["attribute", "label"], values="share", sort=False).round(3)
@@ -90,13 +88,12 @@ dist.pivot_table(index=["attribute", "label"], values="share", sort=False).round
 # below is synthetic, not the paper's findings.
 
 # %%
-coll_dir = paths.stage_dir("02_collection")
-attempts = pd.read_parquet(coll_dir / "attempts.parquet")
-names = pd.read_parquet(coll_dir / "names.parquet")
+attempts = stage.read("02_collection/attempts.parquet")
+names = stage.read("02_collection/names.parquet")
 base = ag.baseline(attempts)
 ctx = benchmark.GroundTruthContext.from_world(world, mode=metric_mode)
 per_attempt = ag.per_attempt_table(base, names, ctx, mode=label_mode, consistency_pairs=consistency_pairs)
-per_attempt.to_parquet(out_dir / "per_attempt.parquet", index=False)
+stage.write(per_attempt, "per_attempt.parquet")
 families = base.drop_duplicates("model").set_index("model")["model_family"].to_dict()
 model_order = ag.display_order(per_attempt, "model")
 print(f"baseline: {len(base):,} attempts of {base['model'].nunique()} models; "
@@ -115,7 +112,7 @@ per_attempt.groupby("metric_name")["metric_value"].agg(["count", "mean"]).round(
 
 # %%
 infra = ag.aggregate(per_attempt, ag.GROUP_COLUMNS, metrics=ag.HEADLINE_METRICS)
-infra.to_parquet(out_dir / "infrastructure.parquet", index=False)
+stage.write(infra, "infrastructure.parquet")
 fig = lsb_figures.infrastructure_figure(infra, ag.HEADLINE_METRICS)
 artifacts.save_figure(fig, "lsb-fig2", synthetic=cfg.synthetic)
 infra.pivot_table(index=["group_kind", "group"], columns="metric_name", values="mean", sort=False).round(2)
@@ -133,7 +130,7 @@ infra.pivot_table(index=["group_kind", "group"], columns="metric_name", values="
 
 # %%
 vs_published = lsb_published.lsb_means([infra, ag.aggregate(per_attempt, ("model",)), ag.aggregate(per_attempt, ("param",))])
-vs_published.to_parquet(out_dir / "vs_published.parquet", index=False)
+stage.write(vs_published, "vs_published.parquet")
 published.write_comparison(vs_published, "lsb_means", synthetic=cfg.synthetic)
 print(published.summary_line(vs_published, "llmscholarbench"))
 vs_published[vs_published["artifact"] == "lsb-fig2"].pivot_table(
@@ -155,14 +152,7 @@ vs_published[vs_published["artifact"] == "lsb-fig2"].pivot_table(
 # data on the release profile.
 
 # %%
-decided = {"faithful": (base, names),
-           "corrected": quirks.corrected_decisions(attempts, world.authors) if label_mode == "faithful" else (base, names)}
-per_attempt_by_mode = {
-    mode: per_attempt if mode == metric_mode == "faithful" else ag.per_attempt_table(
-        ag.baseline(decided[mode][0]), decided[mode][1], benchmark.GroundTruthContext.from_world(world, mode=mode),
-        mode=label_mode, consistency_pairs=consistency_pairs)
-    for mode in ("faithful", "corrected")}
-by_mode = quirks.mode_comparison(per_attempt_by_mode["faithful"], per_attempt_by_mode["corrected"])
+by_mode = quirks.faithful_vs_corrected(attempts, names, world, opts, faithful=per_attempt)
 artifacts.save_table(by_mode, "lsb-quirks", synthetic=cfg.synthetic)
 by_mode.pivot_table(index=["group_kind", "group"], columns="metric_name", values="difference", sort=False).round(3)
 
@@ -176,7 +166,7 @@ by_mode.pivot_table(index=["group_kind", "group"], columns="metric_name", values
 
 # %%
 by_model = ag.aggregate(per_attempt, ("model",))
-by_model.to_parquet(out_dir / "by_model.parquet", index=False)
+stage.write(by_model, "by_model.parquet")
 fig = lsb_figures.by_model_figure(by_model, ag.HEADLINE_METRICS, families=families, model_order=model_order)
 artifacts.save_figure(fig, "lsb-figC7", synthetic=cfg.synthetic)
 
@@ -219,8 +209,7 @@ artifacts.save_figure(fig, "lsb-figC9", synthetic=cfg.synthetic)
 # release profile.
 
 # %%
-task_params = [p for t in ("field", "epoch", "seniority")
-               for p in ag.display_order(per_attempt[per_attempt["task"] == t], "param", by=())]
+task_params = ag.param_order(per_attempt, ("field", "epoch", "seniority"))
 task_fact = ag.aggregate(per_attempt[per_attempt["task"].isin(["field", "epoch", "seniority"])], ("param",),
                          metrics=ag.FACTUALITY_METRICS)
 fig = lsb_figures.by_task_figure(task_fact, ag.FACTUALITY_METRICS, param_order=task_params)
@@ -236,10 +225,9 @@ task_fact.pivot_table(index="group", columns="metric_name", values="mean").reind
 # release profile.
 
 # %%
-param_order = [p for t in ("top_k", "field", "epoch", "seniority", "twins")
-               for p in ag.display_order(per_attempt[per_attempt["task"] == t], "param", by=())]
+param_order = ag.param_order(per_attempt, ("top_k", "field", "epoch", "seniority", "twins"))
 by_param = ag.aggregate(per_attempt, ("param",))
-by_param.to_parquet(out_dir / "by_task_param.parquet", index=False)
+stage.write(by_param, "by_task_param.parquet")
 fig = lsb_figures.by_task_figure(by_param, ag.HEADLINE_METRICS, param_order=param_order)
 artifacts.save_figure(fig, "lsb-figC11", synthetic=cfg.synthetic)
 

@@ -25,19 +25,16 @@
 # %%
 from functools import partial
 
-import pandas as pd
-
-from lib import artifacts, claims, config, paths, plots
+from lib import artifacts, claims, config
 from lib.scholar import refusals
 from lib.scholar import aggregate as ag
 from lib.scholar import benchmark
 from lib.scholar import claims as lsb_claims
 from lib.scholar import constrained as cp
 from lib.scholar import intervention_figures as ifig
-from lib.scholar import figures as lsb_figures
 from lib.scholar import inputs as lsb_inputs
 from lib.scholar import interventions as iv
-from lib.scholar import models as lsb_models
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -51,12 +48,10 @@ quadrant_temperature_stride = 1   # Fig. C.18(b): every n-th sweep temperature (
 
 # %%
 cfg = config.load_profile(profile)
-out_dir = paths.stage_dir("04_interventions")
-paths.ensure(out_dir)
-sweep_dir, coll_dir = paths.stage_dir("01_calibration"), paths.stage_dir("02_collection")
-sweep_attempts = pd.read_parquet(sweep_dir / "attempts.parquet")
-sweep_names = pd.read_parquet(sweep_dir / "names.parquet")
-coll_attempts = pd.read_parquet(coll_dir / "attempts.parquet")
+stage = Stage("04_interventions")   # reads 01's and 02's tables, writes the files lib/scholar/paper.py declares
+sweep_attempts = stage.read("01_calibration/attempts.parquet")
+sweep_names = stage.read("01_calibration/names.parquet")
+coll_attempts = stage.read("02_collection/attempts.parquet")
 world = lsb_inputs.reference_dataset(cfg)   # the ground-truth release (Tier A), else the synthetic world
 claims.clear("04_interventions")
 print(f"sweep: {len(sweep_attempts):,} attempts, collection: {len(coll_attempts):,} attempts (synthetic={cfg.synthetic})")
@@ -77,11 +72,11 @@ print(f"sweep: {len(sweep_attempts):,} attempts, collection: {len(coll_attempts)
 # the release profile.
 
 # %%
-ctx = benchmark.GroundTruthContext.from_world(world, mode=label_mode if label_mode == "faithful" else "corrected")
+ctx = benchmark.GroundTruthContext.from_world(world, mode=iv.context_mode(label_mode))
 sweep = iv.temperature_filter(sweep_attempts)
 per_attempt = ag.per_attempt_table(sweep, sweep_names, ctx, mode=label_mode, consistency_pairs=consistency_pairs)
 curves = iv.temperature_curves(per_attempt, metrics=ifig.TEMPERATURE_METRICS)
-curves.to_parquet(out_dir / "temperature_curves.parquet", index=False)
+stage.write(curves, "temperature_curves.parquet")
 fig = ifig.temperature_grid(curves)
 artifacts.save_figure(fig, "lsb-fig3", synthetic=cfg.synthetic)
 curves.pivot_table(index=["group_kind", "group", "metric_name"], columns="temperature", values="mean").round(2)
@@ -98,7 +93,7 @@ curves.pivot_table(index=["group_kind", "group", "metric_name"], columns="temper
 model_curves = iv.temperature_curves(per_attempt, groups=("model",), metrics=ifig.TEMPERATURE_METRICS)
 access_of = sweep.drop_duplicates("model").set_index("model")["access"]
 model_curves = model_curves.assign(access=model_curves["group"].map(access_of))
-model_curves.to_parquet(out_dir / "temperature_curves_by_model.parquet", index=False)
+stage.write(model_curves, "temperature_curves_by_model.parquet")
 fig = ifig.temperature_by_model(model_curves)
 artifacts.save_figure(fig, "lsb-figC12", synthetic=cfg.synthetic)
 
@@ -117,7 +112,7 @@ table = iv.refusal_table({"temperature": sweep_attempts, "interventions": coll_a
                          partial(refusals.assign_reasons, corrected=reasons_corrected, cache=cache),
                          mode=label_mode)
 table["task_label"] = iv.task_label(table["task"], table["param"])
-table.drop(columns=["text"]).to_parquet(out_dir / "refusals.parquet", index=False)
+stage.write(table.drop(columns=["text"]), "refusals.parquet")
 table.groupby("configuration")["refused"].agg(["size", "sum", "mean"]).round(3)
 
 # %% [markdown]
@@ -130,8 +125,7 @@ table.groupby("configuration")["refused"].agg(["size", "sum", "mean"]).round(3)
 
 # %%
 shares = iv.reason_shares(table)
-fig = plots.share_bars(shares, category="reason", col="configuration", col_order=iv.CONFIGURATIONS,
-                       category_order=refusals.DISPLAY_ORDER, note="note", value_label="share of attempts")
+fig = ifig.reason_figure(shares)
 artifacts.save_figure(fig, "lsb-figA3", synthetic=cfg.synthetic)
 shares.pivot_table(index="reason", columns="configuration", values="share", sort=False).round(3)
 
@@ -145,14 +139,8 @@ shares.pivot_table(index="reason", columns="configuration", values="share", sort
 # embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
-hue_order = [v for g in iv.GROUP_COLUMNS for v in lsb_models.GROUP_ORDER[g]]
-group_shares = pd.concat([iv.reason_shares(table, by=g).rename(columns={g: "group"}).assign(group_kind=g)
-                          for g in iv.GROUP_COLUMNS], ignore_index=True)
-fig = plots.share_bars(group_shares, category="reason", col="configuration", row="group_kind", hue="group",
-                       col_order=iv.CONFIGURATIONS, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
-                       palette=lsb_figures.PALETTE, labels=lsb_models.GROUP_LABELS,
-                       category_order=refusals.DISPLAY_ORDER, row_titles=lsb_models.GROUP_TITLES, note="note",
-                       value_label="share of refusals")
+group_shares = iv.reason_shares_by_group(table)
+fig = ifig.reason_groups_figure(group_shares)
 artifacts.save_figure(fig, "lsb-figA4", synthetic=cfg.synthetic)
 
 # %% [markdown]
@@ -163,11 +151,8 @@ artifacts.save_figure(fig, "lsb-figA4", synthetic=cfg.synthetic)
 # data on the embedded default** (labelled so when saved); the papers' data on the release profile.
 
 # %%
-task_order = ["top_k", "field", "epoch", "seniority", "twins-real", "twins-fake", "biased_top_k"]
 task_shares = iv.reason_shares(table, by="task_label")
-fig = plots.share_bars(task_shares, category="reason", col="configuration", hue="task_label",
-                       col_order=iv.CONFIGURATIONS, hue_order=task_order,
-                       category_order=refusals.DISPLAY_ORDER, note="note", value_label="share of refusals")
+fig = ifig.reason_tasks_figure(task_shares)
 artifacts.save_figure(fig, "lsb-figA5", synthetic=cfg.synthetic)
 
 # %% [markdown]
@@ -194,12 +179,12 @@ examples
 # release profile.
 
 # %%
-coll_names = pd.read_parquet(coll_dir / "names.parquet")
+coll_names = stage.read("02_collection/names.parquet")
 long = cp.metric_table(coll_attempts, coll_names, ctx, mode=label_mode, consistency_pairs=consistency_pairs)
 # the sweep's values are Figure 3's per-attempt table (every metric, temperature kept)
 quadrant_temperatures = sorted(sweep_attempts["temperature"].unique())[::quadrant_temperature_stride]
 sweep_long = per_attempt[per_attempt["temperature"].isin(quadrant_temperatures)].assign(grounded=False)
-long.to_parquet(out_dir / "per_attempt_all_metrics.parquet", index=False)
+stage.write(long, "per_attempt_all_metrics.parquet")
 long.groupby(["grounded", "task"])["model"].nunique().rename("models").to_frame()
 
 # %% [markdown]
@@ -216,10 +201,10 @@ long.groupby(["grounded", "task"])["model"].nunique().rename("models").to_frame(
 
 # %%
 fig4 = cp.before_after(long, cp.VARIANTS["gender"], before_param=before_param)
-fig4.to_parquet(out_dir / "constrained_gender_overall.parquet", index=False)
+stage.write(fig4, "constrained_gender_overall.parquet")
 fig = ifig.constrained_overall(fig4, "gender")
 artifacts.save_figure(fig, "lsb-fig4", synthetic=cfg.synthetic)
-fig4.pivot_table(index="metric_name", columns=["variant", "phase"], values="mean").round(2) if not fig4.empty else fig4
+cp.means_table(fig4, "metric_name", ["variant", "phase"])
 
 # %% [markdown]
 # ## Figures C.13–C.16: constrained prompting per model
@@ -231,16 +216,40 @@ fig4.pivot_table(index="metric_name", columns=["variant", "phase"], values="mean
 # when saved); the papers' data on the release profile.
 
 # %%
-per_model = {}
-for family, art in [("gender", "lsb-figC13"), ("ethnicity", "lsb-figC14"), ("citations", "lsb-figC15"),
-                    ("general", "lsb-figC16")]:
-    per_model[family] = cp.before_after(long, cp.VARIANTS[family], by=("model",), before_param=before_param,
-                                        metrics=cp.by_model_metrics(family))
-    per_model[family].to_parquet(out_dir / f"constrained_{family}_by_model.parquet", index=False)
-    fig = ifig.constrained_by_model(per_model[family], family)
-    artifacts.save_figure(fig, art, synthetic=cfg.synthetic)
-pd.DataFrame({f: {"models": t["model"].nunique() if not t.empty else 0, "variants": t["variant"].nunique()}
-              for f, t in per_model.items()}).T
+per_model = cp.per_model(long, before_param=before_param)
+stage.write(per_model["gender"], "constrained_gender_by_model.parquet")
+stage.write(per_model["ethnicity"], "constrained_ethnicity_by_model.parquet")
+stage.write(per_model["citations"], "constrained_citations_by_model.parquet")
+stage.write(per_model["general"], "constrained_general_by_model.parquet")
+cp.per_model_summary(per_model)
+
+# %% [markdown]
+# ### Figure C.13: gender-constrained prompting per model
+
+# %%
+fig = ifig.constrained_by_model(per_model["gender"], "gender")
+artifacts.save_figure(fig, "lsb-figC13", synthetic=cfg.synthetic)
+
+# %% [markdown]
+# ### Figure C.14: ethnicity-constrained prompting per model
+
+# %%
+fig = ifig.constrained_by_model(per_model["ethnicity"], "ethnicity")
+artifacts.save_figure(fig, "lsb-figC14", synthetic=cfg.synthetic)
+
+# %% [markdown]
+# ### Figure C.15: citation-constrained prompting per model
+
+# %%
+fig = ifig.constrained_by_model(per_model["citations"], "citations")
+artifacts.save_figure(fig, "lsb-figC15", synthetic=cfg.synthetic)
+
+# %% [markdown]
+# ### Figure C.16: general diversity-constrained prompting per model
+
+# %%
+fig = ifig.constrained_by_model(per_model["general"], "general")
+artifacts.save_figure(fig, "lsb-figC16", synthetic=cfg.synthetic)
 
 # %% [markdown]
 # ## Figure C.17: trade-offs of constrained prompting
@@ -254,7 +263,7 @@ pd.DataFrame({f: {"models": t["model"].nunique() if not t.empty else 0, "variant
 
 # %%
 tradeoffs = cp.tradeoffs(long, before_param=before_param)
-tradeoffs.to_parquet(out_dir / "constrained_tradeoffs.parquet", index=False)
+stage.write(tradeoffs, "constrained_tradeoffs.parquet")
 fig = ifig.tradeoff_grid(tradeoffs)
 artifacts.save_figure(fig, "lsb-figC17", synthetic=cfg.synthetic)
 
@@ -269,11 +278,10 @@ artifacts.save_figure(fig, "lsb-figC17", synthetic=cfg.synthetic)
 
 # %%
 rag_table = cp.rag_before_after(long)
-rag_table.to_parquet(out_dir / "rag_by_task.parquet", index=False)
+stage.write(rag_table, "rag_by_task.parquet")
 fig = ifig.rag_grid(rag_table)
 artifacts.save_figure(fig, "lsb-fig5", synthetic=cfg.synthetic)
-rag_table[rag_table["metric_name"] == "validity_pct"].pivot_table(
-    index=["base_model", "task_label"], columns="phase", values="mean").round(2) if not rag_table.empty else rag_table
+cp.means_table(rag_table[rag_table["metric_name"] == "validity_pct"], ["base_model", "task_label"], "phase")
 
 # %% [markdown]
 # ## Figure C.18: socio-technical quadrants
@@ -289,7 +297,7 @@ rag_table[rag_table["metric_name"] == "validity_pct"].pivot_table(
 
 # %%
 quads = cp.quadrants(cp.configuration_tables(long, sweep_long))
-quads.to_parquet(out_dir / "quadrants.parquet", index=False)
+stage.write(quads, "quadrants.parquet")
 fig = ifig.quadrant_grid(quads)
 artifacts.save_figure(fig, "lsb-figC18", synthetic=cfg.synthetic)
 quads.round(2)
@@ -311,5 +319,5 @@ quads.round(2)
 verdicts = lsb_claims.check_all(
     {"sweep": per_attempt, "curves": curves, "collection": coll_attempts, "reason_shares": shares, "all_metrics": long},
     notebook="04_interventions", synthetic=cfg.synthetic,
-    refusal_col="is_refusal" if label_mode == "faithful" else "is_refusal_corrected")
+    refusal_col=iv.refusal_column(label_mode))
 claims.summary(verdicts)

@@ -13,7 +13,11 @@ _NB = "06_attribution_fairness"
 class AttriBench:
     key = KEY
     title = "Attribution bias in LLMs (AttriBench)"
-    notebooks = (Notebook(_NB, plans=True),)
+    # lib.attribution.build.save (per source: twin or released), then the evaluation when it runs
+    notebooks = (Notebook(_NB, plans=True, writes=("*_universe.parquet", "*_with_quotes.parquet",
+                                                   "*_random_300matchings.parquet"),
+                          may_write=("scored.parquet", "accuracy.parquet", "subgroup_significance.parquet",
+                                     "disparities.parquet")),)
     artifacts = artifact_rows(KEY, [
     ('at-fig1', 'diagram', None, 'Attribution vs suppression example'),
     ('at-fig2', 'diagram', None, 'Workflow'),

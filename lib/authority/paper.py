@@ -13,7 +13,10 @@ _NB = "05_authority_pilot_regression"
 class AuthorityBias:
     key = KEY
     title = "Authority bias in conversational search for paper recommendation"
-    notebooks = (Notebook(_NB, plans=True),)
+    notebooks = (Notebook(_NB, plans=True, writes=(
+        "papers.parquet", "authors.parquet", "queries.parquet", "candidates.parquet", "condition_papers.parquet",
+        "condition_authors.parquet", "pilot_requests.parquet", "main_requests.parquet", "responses.parquet"),
+        may_write=("pilot_rows.parquet",)),)   # lib.authority.intermediate; pilot_rows when the pilot ran
     artifacts = artifact_rows(KEY, [
     ('ab-tab1', 'table', '05_authority_pilot_regression', 'Empirically derived authority weights'),
     ('ab-tab2', 'table', '05_authority_pilot_regression', 'Experimental conditions (original / flipped / boosted) with counts'),

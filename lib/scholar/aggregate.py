@@ -18,6 +18,7 @@ aggregates them per group as the reference's ``aggregate_per_group`` (reference 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -148,6 +149,23 @@ def display_order(per_attempt: pd.DataFrame, column: str, *, by: Sequence[str] =
     cols = list(dict.fromkeys([*by, column]))
     return per_attempt[cols].drop_duplicates().sort_values(cols)[column].drop_duplicates().tolist()
 
+
+
+def param_order(per_attempt: pd.DataFrame, tasks: Sequence[str]) -> list:
+    """The task parameters of ``tasks``, task by task in the order given, each task's by name (the
+    x order of Figs. C.10 and C.11); tasks the table lacks add nothing."""
+    return [p for t in tasks for p in display_order(per_attempt[per_attempt["task"] == t], "param", by=())]
+
+
+@dataclass(frozen=True)
+class MetricOptions:
+    """Notebook 03's metric choices, as its parameters cell names them: the labels and name rows
+    (``label_mode``: faithful or paper), the metric edge cases (``metric_mode``: faithful or
+    corrected) and the consistency pairs (consecutive or all)."""
+
+    label_mode: str = "faithful"
+    metric_mode: str = "faithful"
+    consistency_pairs: str = "consecutive"
 
 
 # ---- the published means (lib/resources, transcribed from the paper's figures) -----------------

@@ -128,12 +128,10 @@ def _jsonable(v):
     return json.dumps(v, ensure_ascii=False, default=str) if isinstance(v, (list, dict, tuple)) else v
 
 
-def write_parquet(df: pd.DataFrame, path: Path | str) -> Path:
-    """Write ``df`` as parquet; list/dict cells (the label items) become JSON text, so the file
-    reads back with any engine (``json.loads`` restores them). Mixed-type object columns
-    (e.g. career ages as text or numbers) are stored as text."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def storable(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as parquet stores it readably: list/dict cells (the label items) become JSON text, so
+    the file reads back with any engine (``json.loads`` restores them); mixed-type object columns
+    (e.g. career ages as text or numbers) become text."""
     out = df.copy()
     for c in out.columns:
         if out[c].dtype == object:
@@ -141,7 +139,14 @@ def write_parquet(df: pd.DataFrame, path: Path | str) -> Path:
             kinds = {type(v) for v in vals if v is not None and not (isinstance(v, float) and v != v)}
             out[c] = vals.map(lambda v: v if v is None or isinstance(v, str) else str(v)) if len(kinds) > 1 else vals
     out.attrs = {}
+    return out
+
+
+def write_parquet(df: pd.DataFrame, path: Path | str) -> Path:
+    """Write :func:`storable` ``df`` as parquet at ``path``, atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    out.to_parquet(tmp, index=False)
+    storable(df).to_parquet(tmp, index=False)
     tmp.replace(path)
     return path

@@ -16,6 +16,7 @@ import pandas as pd
 
 from lib import config
 from lib.scholar import inputs
+from lib.stage import Stage
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,24 @@ def temperature_sweep(cfg: config.Profile, models: pd.DataFrame, *, source: str,
     return _collected(cfg, models, "temperature_analysis", plan)
 
 
+@dataclass(frozen=True)
+class CollectionGrid:
+    """Notebook 02's design, as its parameters cell names it: the baseline task families and
+    parameters per family, whether to add the constrained prompts and the grounded (RAG)
+    configurations, and the runs (replicates) per prompt."""
+
+    families: tuple
+    params_per_family: int
+    constrained_prompts: bool
+    rag: bool
+    runs: int
+
+
 def longitudinal_collection(cfg: config.Profile, models: pd.DataFrame, *, source: str, temperature_source: str,
-                            families, params_per_family: int, constrained_prompts: bool, rag: bool,
-                            runs: int) -> Responses:
-    """Notebook 02's collection at each configuration's temperature (``temperature_source``) over ``runs``
-    replicates (:func:`lib.scholar.plan.collection_requests`), or the release's ``baseline`` runs (with
-    the constrained prompts) and its grounded Gemini runs (``rag``)."""
+                            grid: CollectionGrid) -> Responses:
+    """Notebook 02's collection at each configuration's temperature (``temperature_source``) over
+    ``grid.runs`` replicates (:func:`lib.scholar.plan.collection_requests`), or the release's
+    ``baseline`` runs (with the constrained prompts) and its grounded Gemini runs (``grid.rag``)."""
     inputs.check_choice("02_collection", "source", source)
     if source == "release":
         return _imported(cfg, models, lambda imported: [e for e in ("baseline", "rag")
@@ -120,6 +133,8 @@ def longitudinal_collection(cfg: config.Profile, models: pd.DataFrame, *, source
     from lib.scholar import plan as lsb_plan
 
     models = inputs.collection_temperatures(models, temperature_source)
+    families, params_per_family, runs = list(grid.families), grid.params_per_family, grid.runs
+    constrained_prompts, rag = grid.constrained_prompts, grid.rag
 
     def plan(model_id):
         collected, requests = lsb_plan.collection_requests(
@@ -131,11 +146,12 @@ def longitudinal_collection(cfg: config.Profile, models: pd.DataFrame, *, source
     return _collected(cfg, models, "interventions", plan)
 
 
-def label(responses: Responses, out_dir: Path) -> Responses:
+def label(responses: Responses, out: Stage | Path) -> Responses:
     """The labelled attempts (:func:`lib.scholar.attempts.attempts_from_store`, per experiment) and the
     recommended names matched against D (:func:`lib.scholar.attempts.name_table`), written to
-    ``out_dir`` as ``attempts.parquet`` and ``names.parquet`` for notebooks 03 and 04. An imported
-    release keeps only the configurations it holds (what Fig. A.2 and Table A.1 show)."""
+    ``out`` (the notebook's :class:`lib.stage.Stage`, or a folder) as ``attempts.parquet`` and
+    ``names.parquet`` for notebooks 03 and 04. An imported release keeps only the configurations it
+    holds (what Fig. A.2 and Table A.1 show)."""
     from lib.scholar import attempts as lsb_attempts
 
     attempts = pd.concat([lsb_attempts.attempts_from_store(responses.models, e, requests=responses.requests)
@@ -144,6 +160,37 @@ def label(responses: Responses, out_dir: Path) -> Responses:
     if responses.requests is None:
         models = models[models["key"].isin(set(attempts["model"]))].reset_index(drop=True)
     names = lsb_attempts.name_table(attempts, responses.world.authors)
-    lsb_attempts.write_parquet(attempts, Path(out_dir) / "attempts.parquet")
-    lsb_attempts.write_parquet(names, Path(out_dir) / "names.parquet")
+    for file, table in (("attempts.parquet", attempts), ("names.parquet", names)):
+        if isinstance(out, Stage):
+            out.write(lsb_attempts.storable(table), file)
+        else:
+            lsb_attempts.write_parquet(table, Path(out) / file)
     return replace(responses, models=models, attempts=attempts, names=names)
+
+
+def label_counts(attempts: pd.DataFrame, label: str = "label") -> pd.DataFrame:
+    """Attempts per (model, task) row and ``label`` column (``label``: the reference's labels;
+    ``label_paper``: the paper's seven)."""
+    return attempts.groupby(["model", "task", label]).size().unstack(fill_value=0)
+
+
+def _joined(s: pd.Series) -> str:
+    return ", ".join(sorted(s.dropna().unique()))
+
+
+def provenance(attempts: pd.DataFrame, *, synthetic: bool) -> pd.DataFrame:
+    """Per configuration: where its requests went, what answered (served models, providers,
+    system fingerprints), temperature, requests, attempts, HTTP tries, failed attempts, valid
+    requests, tokens, mean latency and the time span; ``synthetic`` as given."""
+    out = attempts.groupby("model").agg(
+        base_url=("base_url", "first"), requested_model=("requested_model", "first"),
+        served_models=("served_model", _joined), providers=("provider", _joined),
+        fingerprints=("system_fingerprint", _joined),
+        temperature=("temperature", "first"), grounded=("grounded", "first"),
+        requests=("request_id", "nunique"), attempts=("attempt", "size"), http_tries=("tries", "sum"),
+        failed_attempts=("status", lambda s: int((s != "ok").sum())),
+        valid_requests=("valid_attempt", "sum"), total_tokens=("total_tokens", "sum"),
+        mean_latency_s=("latency_s", "mean"), first_request=("started_at", "min"), last_request=("finished_at", "max"),
+    ).reset_index()
+    out["synthetic"] = synthetic
+    return out

@@ -168,6 +168,32 @@ def before_after(long: pd.DataFrame, variants: Mapping[str, str], *, by: Sequenc
     return out[cols]
 
 
+#: The per-model figures of constrained prompting: family -> artifact (Figs. C.13-C.16)
+BY_MODEL_FIGURES = {"gender": "lsb-figC13", "ethnicity": "lsb-figC14", "citations": "lsb-figC15",
+                    "general": "lsb-figC16"}
+
+
+def per_model(long: pd.DataFrame, *, before_param: str = "top_100") -> dict[str, pd.DataFrame]:
+    """family -> :func:`before_after` per model on that family's :func:`by_model_metrics`, for the
+    families of :data:`BY_MODEL_FIGURES` in their order."""
+    return {f: before_after(long, VARIANTS[f], by=("model",), before_param=before_param, metrics=by_model_metrics(f))
+            for f in BY_MODEL_FIGURES}
+
+
+def per_model_summary(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per family of :func:`per_model`: how many models and variants have constrained runs."""
+    return pd.DataFrame({f: {"models": t["model"].nunique() if not t.empty else 0, "variants": t["variant"].nunique()}
+                         for f, t in tables.items()}).T
+
+
+def means_table(table: pd.DataFrame, index, columns) -> pd.DataFrame:
+    """The means of a :func:`before_after` or :func:`rag_before_after` table, ``index`` by
+    ``columns``, rounded to 2 decimals; an empty table as it is (a profile without those runs)."""
+    if table.empty:
+        return table
+    return table.pivot_table(index=index, columns=columns, values="mean").round(2)
+
+
 def tradeoffs(long: pd.DataFrame, *, metrics: Sequence[str] = TRADEOFF_METRICS, before_param: str = "top_100"
               ) -> pd.DataFrame:
     """Fig. C.17: :func:`before_after` pooled over models for every family of :data:`VARIANTS`,

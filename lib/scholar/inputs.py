@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from lib import config, paths
+from lib.stage import Stage
 
 #: The notebooks that collect from the endpoint unless their ``source`` parameter says "release".
 COLLECTING_NOTEBOOKS = ("01_calibration", "02_collection")
@@ -109,10 +110,10 @@ def collection_temperatures(models: pd.DataFrame, temperature_source: str) -> pd
     check_choice("02_collection", "temperature_source", temperature_source)
     if temperature_source == "paper":
         return models
-    selected_path = paths.stage_dir("01_calibration") / "selected_temperatures.parquet"
-    if not selected_path.is_file():
-        raise FileNotFoundError(f"{selected_path}: run notebook 01 first (it selects the temperatures), "
-                                "or set temperature_source = 'paper'")
+    try:
+        selected_path = Stage("02_collection").upstream_path("01_calibration/selected_temperatures.parquet")
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{e} (it selects the temperatures), or set temperature_source = 'paper'") from None
     selected = pd.read_parquet(selected_path).set_index("model")["temperature"]
     missing = sorted(set(models["key"]) - set(selected.index))
     if missing:
@@ -136,3 +137,10 @@ def reference_dataset(cfg: config.Profile, tables_dir: str | Path = ""):
     from lib.groundtruth.world import load_world
 
     return load_world(cfg.seed, cfg.world.n_authors)
+
+
+def describe(world) -> str:
+    """One line on the ground truth D: authors, publications, coauthorship edges, synthetic or real."""
+    kind = "synthetic" if world.synthetic else "real"
+    return (f"D: {len(world.authors):,} authors, {len(world.publications):,} publications, "
+            f"{len(world.coauthorships):,} coauthorship edges ({kind})")

@@ -26,6 +26,7 @@ from lib import plots
 from lib.scholar import aggregate as ag
 from lib.scholar import constrained as cp
 from lib.scholar import interventions as iv
+from lib.scholar import refusals
 from lib.scholar.figures import PALETTE
 from lib.scholar.models import GROUP_LABELS, GROUP_ORDER, GROUP_TITLES
 
@@ -37,6 +38,8 @@ TASK_ORDER = ("top_k", "field", "epoch", "seniority", "twins-real", "twins-fake"
 NO_DATA = "no data"
 #: The nine panels of Fig. 3 and C.12: the Fig. 2 headline metrics (reference §3.1 PANELS_METRICS).
 TEMPERATURE_METRICS = ag.HEADLINE_METRICS
+#: Fig. A.5's task order (twins split into real and fake reference persons)
+REFUSAL_TASK_ORDER = ("top_k", "field", "epoch", "seniority", "twins-real", "twins-fake", "biased_top_k")
 
 
 def _temperature_ylim(curves: pd.DataFrame) -> tuple[float, float]:
@@ -274,3 +277,27 @@ def quadrant_grid(points: pd.DataFrame, *, configurations: Sequence[str] = ("bas
         if handles:
             fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
+
+
+def reason_figure(shares: pd.DataFrame):
+    """Fig. A.3: per configuration, the share of its attempts refused for each reason
+    (:func:`lib.scholar.interventions.reason_shares`)."""
+    return plots.share_bars(shares, category="reason", col="configuration", col_order=iv.CONFIGURATIONS,
+                            category_order=refusals.DISPLAY_ORDER, note="note", value_label="share of attempts")
+
+
+def reason_groups_figure(group_shares: pd.DataFrame):
+    """Fig. A.4: per configuration (columns) and group kind (rows: access, size, reasoning), the
+    refusals split by reason and group (:func:`lib.scholar.interventions.reason_shares_by_group`)."""
+    hue_order = [v for g in iv.GROUP_COLUMNS for v in GROUP_ORDER[g]]
+    return plots.share_bars(group_shares, category="reason", col="configuration", row="group_kind", hue="group",
+                            col_order=iv.CONFIGURATIONS, row_order=iv.GROUP_COLUMNS, hue_order=hue_order,
+                            palette=PALETTE, labels=GROUP_LABELS, category_order=refusals.DISPLAY_ORDER,
+                            row_titles=GROUP_TITLES, note="note", value_label="share of refusals")
+
+
+def reason_tasks_figure(task_shares: pd.DataFrame):
+    """Fig. A.5: per configuration, the refusals split by reason and task (``task_label``)."""
+    return plots.share_bars(task_shares, category="reason", col="configuration", hue="task_label",
+                            col_order=iv.CONFIGURATIONS, hue_order=list(REFUSAL_TASK_ORDER),
+                            category_order=refusals.DISPLAY_ORDER, note="note", value_label="share of refusals")

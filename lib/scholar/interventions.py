@@ -57,6 +57,19 @@ def _flags(mode: str) -> tuple[str, str]:
     return _MODES[mode]
 
 
+def context_mode(label_mode: str) -> str:
+    """The ground-truth mode notebook 04 matches names in: faithful with the reference's labels,
+    corrected with the paper's (``label_mode`` 'paper')."""
+    _flags(label_mode)
+    return "faithful" if label_mode == "faithful" else "corrected"
+
+
+def refusal_column(label_mode: str) -> str:
+    """The attempts column flagging refusals under ``label_mode``: the reference's keywords
+    (``is_refusal``) or the corrected ones (``is_refusal_corrected``)."""
+    return _flags(label_mode)[1]
+
+
 def temperature_filter(attempts: pd.DataFrame) -> pd.DataFrame:
     """The reference's ``temperature`` query (§2.9): task != biased_top_k and not grounded."""
     _need(attempts, ["task", "grounded"], "temperature_filter(attempts)")
@@ -246,6 +259,13 @@ def reason_shares(table: pd.DataFrame, by: str | None = None, *, reasons: Sequen
                              "note": f"N={total:,}" if by is None else f"N_r={total:,}"})
     cols = ["configuration", *([by] if by else []), "reason", "count", "total", "share", "note"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def reason_shares_by_group(table: pd.DataFrame, groups: Sequence[str] = GROUP_COLUMNS) -> pd.DataFrame:
+    """:func:`reason_shares` per infrastructure group column (Fig. A.4), stacked: the group's value in
+    ``group``, its column in ``group_kind``."""
+    return pd.concat([reason_shares(table, by=g).rename(columns={g: "group"}).assign(group_kind=g) for g in groups],
+                     ignore_index=True)
 
 
 def reason_examples(table: pd.DataFrame, *, per_reason: int = 2, chars: int = 300,

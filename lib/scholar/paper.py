@@ -16,13 +16,22 @@ class LLMScholarBench:
     key = KEY
     title = "LLMScholarBench: benchmarking and intervention-based auditing of LLM scholar recommendation"
     notebooks = (
-        Notebook(_SWEEP, plans=True),
-        Notebook(_COLL, upstream=(_SWEEP,), reads=(f"{_SWEEP}/selected_temperatures.parquet",), plans=True),
+        Notebook(_SWEEP, plans=True, writes=("attempts.parquet", "names.parquet", "temperature_scores.parquet",
+                                             "selected_temperatures.parquet")),
+        Notebook(_COLL, upstream=(_SWEEP,), reads=(f"{_SWEEP}/selected_temperatures.parquet",), plans=True,
+                 writes=("attempts.parquet", "names.parquet", "label_counts.csv", "label_counts_paper.csv",
+                         "provenance.csv")),
         Notebook("03_infrastructure_benchmark", upstream=(_COLL,),
-                 reads=(f"{_COLL}/attempts.parquet", f"{_COLL}/names.parquet")),
+                 reads=(f"{_COLL}/attempts.parquet", f"{_COLL}/names.parquet"),
+                 writes=("attribute_distribution.parquet", "per_attempt.parquet", "infrastructure.parquet",
+                         "vs_published.parquet", "by_model.parquet", "by_task_param.parquet")),
         Notebook("04_interventions", upstream=(_SWEEP, _COLL),
                  reads=(f"{_SWEEP}/attempts.parquet", f"{_SWEEP}/names.parquet", f"{_COLL}/attempts.parquet",
-                        f"{_COLL}/names.parquet")),
+                        f"{_COLL}/names.parquet"),
+                 writes=("temperature_curves.parquet", "temperature_curves_by_model.parquet", "refusals.parquet",
+                         "per_attempt_all_metrics.parquet", "constrained_gender_overall.parquet",
+                         *(f"constrained_{f}_by_model.parquet" for f in ("gender", "ethnicity", "citations", "general")),
+                         "constrained_tradeoffs.parquet", "rag_by_task.parquet", "quadrants.parquet")),
     )
     artifacts = artifact_rows(KEY, [
     ('lsb-fig1', 'diagram', None, 'Overview'),

@@ -14,6 +14,7 @@ import pandas as pd
 
 from lib import quirks as quirk_table
 from lib.scholar import aggregate as ag
+from lib.scholar import benchmark
 
 QUIRKS = [
     {"quirk": "hyphenated surnames never pass the block",
@@ -149,6 +150,30 @@ def corrected_decisions(attempts: pd.DataFrame, authors: pd.DataFrame, *,
 
 
 _KEYS = ["group_kind", "group", "metric_name"]
+
+
+def faithful_vs_corrected(attempts: pd.DataFrame, names: pd.DataFrame, world, opts: ag.MetricOptions, *,
+                          faithful: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Table ``lsb-quirks`` for notebook 02's ``attempts`` and ``names`` against ``world`` (D): the
+    per-attempt table of the baseline under each metric mode, compared by :func:`mode_comparison`.
+
+    The faithful side is ``faithful`` (the notebook's own per-attempt table) when given and
+    ``opts.metric_mode`` is faithful, else recomputed with a faithful ground truth. The corrected
+    side uses the corrected ground truth and, with the reference's labels (``opts.label_mode`` =
+    faithful), :func:`corrected_decisions` (label repair and tie rule corrected too).
+    """
+    base = ag.baseline(attempts)
+    corrected = corrected_decisions(attempts, world.authors) if opts.label_mode == "faithful" else (base, names)
+    decided = {"faithful": (base, names), "corrected": corrected}
+    tables = {}
+    for mode in ("faithful", "corrected"):
+        if mode == opts.metric_mode == "faithful" and faithful is not None:
+            tables[mode] = faithful
+            continue
+        att, nm = decided[mode]
+        tables[mode] = ag.per_attempt_table(ag.baseline(att), nm, benchmark.GroundTruthContext.from_world(world, mode=mode),
+                                            mode=opts.label_mode, consistency_pairs=opts.consistency_pairs)
+    return mode_comparison(tables["faithful"], tables["corrected"])
 
 
 def mode_comparison(faithful: pd.DataFrame, corrected: pd.DataFrame, *,

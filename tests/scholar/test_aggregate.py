@@ -167,3 +167,10 @@ def test_published_means_and_comparison(tmp_path):
         ag.published_means("fig2", resources=tmp_path)
     with pytest.raises(ValueError, match="which"):
         ag.published_means("figure2")
+
+
+def test_param_order_goes_task_by_task_in_the_given_order():
+    t = pd.DataFrame({"task": ["field", "epoch", "field", "top_k", "epoch"],
+                      "param": ["PER", "1950s", "CM&MP", "top_5", "2000s"]})
+    assert ag.param_order(t, ("epoch", "field", "seniority")) == ["1950s", "2000s", "CM&MP", "PER"]
+    assert ag.param_order(t, ()) == []

@@ -128,3 +128,22 @@ def test_metric_table_on_a_tiny_world():
     assert v.mean()["factuality_author"] == pytest.approx(2 / 3)                   # faithful names only
     assert v.mean()["connectedness"] == 1.0 and "parity_gender" in v.mean()
     assert long["base_model"].unique().tolist() == ["gemini-2.5-flash"] and long["grounded"].all()
+
+
+def test_per_model_gives_the_four_families_in_figure_order_with_their_metrics(long):
+    t = cp.per_model(long)
+    assert list(t) == ["gender", "ethnicity", "citations", "general"] == list(cp.BY_MODEL_FIGURES)
+    pd.testing.assert_frame_equal(t["gender"], cp.before_after(long, cp.VARIANTS["gender"], by=("model",),
+                                                               metrics=cp.by_model_metrics("gender")))
+    assert set(t["gender"]["model"]) == {"m1", "m2"} and t["ethnicity"].empty
+    s = cp.per_model_summary(t)
+    assert s.loc["gender"].tolist() == [2, 2] and s.loc["ethnicity"].tolist() == [0, 0]
+
+
+def test_means_table_pivots_rounded_means_and_keeps_an_empty_table(long):
+    t = cp.before_after(long, cp.VARIANTS["gender"], metrics=["factuality_author"])
+    m = cp.means_table(t, "metric_name", ["variant", "phase"])
+    assert m.loc["factuality_author", ("Only female", "A")] == 0.25          # mean of .2 .4 .1 .3
+    assert m.loc["factuality_author", ("Only female", "B")] == 0.75
+    empty = cp.before_after(long, cp.VARIANTS["ethnicity"])
+    assert cp.means_table(empty, "metric_name", "phase") is empty

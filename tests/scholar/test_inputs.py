@@ -59,3 +59,7 @@ def test_a_real_profile_without_a_ground_truth_stops_unless_mixed(load_profile_t
     own = real.model_copy(update={"notebooks": {"03_infrastructure_benchmark": {"ground_truth_dir": "tables"}}})
     (msg,) = inputs.profile_errors(own, "p.yaml")
     assert "notebooks 01_calibration, 02_collection, 04_interventions would" in msg
+
+
+def test_describe_counts_the_ground_truth_and_says_whether_it_is_synthetic(tiny_world):
+    assert inputs.describe(tiny_world) == "D: 4 authors, 3 publications, 1 coauthorship edges (real)"

@@ -268,3 +268,20 @@ def test_consistency_rows_match_reference_golden():
     assert list(got.index) == list(want.index)
     assert got.isna().sum() == want.isna().sum() == 3
     assert got.to_numpy() == pytest.approx(want.to_numpy(), nan_ok=True, abs=1e-15)
+
+
+def test_the_label_mode_chooses_ground_truth_mode_and_refusal_flag():
+    assert (iv.context_mode("faithful"), iv.refusal_column("faithful")) == ("faithful", "is_refusal")
+    assert (iv.context_mode("paper"), iv.refusal_column("paper")) == ("corrected", "is_refusal_corrected")
+    with pytest.raises(ValueError, match="mode must be 'faithful' or 'paper', got 'corrected'"):
+        iv.context_mode("corrected")
+
+
+def test_reason_shares_by_group_stacks_the_group_columns():
+    t = _table().assign(size_class="S", model_class="reasoning")
+    s = iv.reason_shares_by_group(t)
+    assert list(dict.fromkeys(s["group_kind"])) == list(iv.GROUP_COLUMNS)
+    access = s[s["group_kind"] == "access"].drop(columns="group_kind").rename(columns={"group": "access"})
+    pd.testing.assert_frame_equal(access.reset_index(drop=True), iv.reason_shares(t, by="access"), check_like=True)
+    b = s[(s["group_kind"] == "size_class") & (s["configuration"] == "Baseline")].set_index("reason")
+    assert b.loc["Contradictory request", "share"] == pytest.approx(3 / 4) and set(b["group"]) == {"S"}

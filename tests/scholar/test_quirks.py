@@ -148,3 +148,23 @@ def test_corrected_decisions_relabel_and_rematch(tmp_path):
 def test_corrected_decisions_needs_the_label_columns():
     with pytest.raises(KeyError, match="label_repair_corrected"):
         quirks.corrected_decisions(pd.DataFrame({"label": ["valid"]}), pd.DataFrame())
+
+
+def test_faithful_vs_corrected_builds_both_sides_of_the_baseline_and_reuses_the_notebooks_faithful_table(
+        tiny_world, monkeypatch):
+    ctxs = {m: GroundTruthContext.from_world(tiny_world, mode=m) for m in ("faithful", "corrected")}
+    monkeypatch.setattr(GroundTruthContext, "from_world", staticmethod(lambda world, mode: ctxs[mode]))
+    attempts = pd.DataFrame([{**_attempt(m), "valid_attempt_paper": True, "is_refusal_corrected": 0}
+                             for m in MODELS])
+    names = pd.DataFrame([{"mode": "paper", "model": m, **KEY, "clean_name": n, "author_id": a}
+                          for m, n, a in [("m-open", "a", 1), ("m-open", "c", 3), ("m-prop", "x", None)]])
+    names["author_id"] = names["author_id"].astype("Int64")
+    sides = [ag.per_attempt_table(ag.baseline(attempts), names, ctxs[m], mode="paper") for m in ctxs]
+    want = quirks.mode_comparison(*sides)
+    opts = ag.MetricOptions(label_mode="paper", metric_mode="corrected")
+    pd.testing.assert_frame_equal(quirks.faithful_vs_corrected(attempts, names, tiny_world, opts), want)
+    # the notebook's own faithful table is used as the faithful side only in the faithful metric mode
+    own = sides[0].assign(metric_value=sides[0]["metric_value"] * 0)
+    got = quirks.faithful_vs_corrected(attempts, names, tiny_world, ag.MetricOptions("paper"), faithful=own)
+    assert got["faithful"].fillna(0).eq(0).all()
+    pd.testing.assert_series_equal(got["corrected"], want["corrected"])
