@@ -19,11 +19,12 @@
 # models with web search (RAG) as extra configurations: 24 configurations in all.
 
 # %%
-from lib import artifacts, config, paths, published
+from lib import artifacts, config, published
 from lib.scholar import attempts as lsb_attempts
 from lib.scholar import calibration, collection
 from lib.scholar import models as lsb_models
 from lib.scholar import published as lsb_published
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -40,7 +41,7 @@ source = "collect"           # "release": import the paper's sweep from real_dat
 # %%
 cfg = config.load_profile(profile)
 models = lsb_models.for_profile(cfg)   # the paper's configurations and the profile's own (models.llmscholarbench)
-out_dir = paths.stage_dir("01_calibration")
+stage = Stage("01_calibration")   # outputs/data/01_calibration/: the files lib/scholar/paper.py declares
 
 # %% [markdown]
 # ## Table 1: LLMs by size class and access
@@ -88,7 +89,7 @@ print(sweep.line)
 # its sweep holds: Fig. A.2 and Table A.1 show those (`lib.scholar.collection`).
 
 # %%
-sweep = collection.label(sweep, out_dir)
+sweep = collection.label(sweep, stage)
 sweep.attempts.groupby(["temperature", "label"]).size().unstack(fill_value=0)
 
 # %% [markdown]
@@ -110,8 +111,8 @@ scores = calibration.temperature_scores(rule_attempts, fact_names, label_col=lab
 selected = calibration.select_temperatures(scores)
 selected["paper_temperature"] = selected["model"].map(sweep.models.set_index("key")["temperature"])
 selected["synthetic"] = cfg.synthetic
-lsb_attempts.write_parquet(scores, out_dir / "temperature_scores.parquet")
-lsb_attempts.write_parquet(selected, out_dir / "selected_temperatures.parquet")
+lsb_attempts.write_parquet(scores, stage.path("temperature_scores.parquet"))
+lsb_attempts.write_parquet(selected, stage.path("selected_temperatures.parquet"))
 selected
 
 # %% [markdown]
