@@ -26,4 +26,4 @@ def test_figure_b6_has_one_panel_per_attribute_with_the_shares_as_percent(tiny_w
         assert axes[0].get_ylabel() == axes[2].get_ylabel() == "% of authors" and axes[1].get_ylabel() == ""
     finally:
         plt.close(fig)
-    assert not plt.get_fignums()
+    assert fig.number not in plt.get_fignums()
