@@ -22,8 +22,6 @@ UNMIRRORED = {
                                "tests/authority/test_experiments.py",
     "authority/intermediate.py": "file names of the stages' intermediate files; read and written in "
                                  "tests/authority/test_experiments.py",
-    "dryrun.py": "tested by tests/test_pipeline.py (--dry-run)",
-    "claims_plot.py": "tested by tests/test_claims.py (the claims figure)",
 }
 
 #: lib modules with no test module of their own yet, and no reason to go without one: the open
