@@ -45,7 +45,7 @@ def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
     (:mod:`lib.registry` imports its table entries on use)."""
     me = module_name(path)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = _parsed(path, path.stat().st_mtime_ns)
     nodes = list(ast.walk(tree)) if lazy else _load_time(tree.body)
     out: set[str] = set()
     for node in nodes:
@@ -61,6 +61,12 @@ def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
         elif lazy and me == "lib.registry" and isinstance(node, ast.Constant) and node.value in known:
             out.add(node.value)
     return {m for m in out if m == "lib" or m.startswith("lib.")} - {me}
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path, mtime_ns: int) -> ast.Module:
+    # one parse per file version serves both graphs (load time, lazy)
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def _load_time(body: list[ast.stmt]) -> list[ast.AST]:
