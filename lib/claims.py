@@ -455,13 +455,14 @@ def command(rec: dict) -> str:
     return f"./run_all.sh --only {only}" + (f" --profile {prof}" if prof not in ("", "quick", "interactive") else "")
 
 
-def notebook_times(man: dict | None) -> dict[str, str]:
-    """{notebook: its measured wall time} from the manifest's ``stages`` block (this run, or the
-    earlier run whose outputs a skipped notebook kept)."""
-    out = {}
-    for nb, e in ((man or {}).get("stages") or {}).get("notebooks", {}).items():
-        out[nb] = f"{e['wall_s']:.1f} s" + (" (earlier run)" if e.get("earlier_run") else "")
-    return out
+def notebook_times(man) -> dict[str, str]:
+    """{notebook: its measured wall time} from the ``stages`` block of the manifest ``man``
+    (:class:`lib.manifest.Manifest`, or None: no times), this run's or the earlier run's whose
+    outputs a skipped notebook kept."""
+    if man is None:
+        return {}
+    return {nb: f"{e.wall_s:.1f} s" + (" (earlier run)" if e.earlier_run else "")
+            for nb, e in man.stages.notebooks.items()}
 
 
 def by_artifact(recs: list[dict]) -> dict[str, list[dict]]:

@@ -97,7 +97,7 @@ def write_all(recs: list[dict]) -> list:
     return out
 
 
-def write_markdown(man: dict | None = None) -> dict:
+def write_markdown(man=None) -> dict:
     """Write the forest plots (:func:`write_all`) and ``outputs/claims.md`` from the records,
     with the notebook times of the manifest ``man`` (:func:`lib.manifest.build`); returns the
     verdict counts."""

@@ -547,15 +547,15 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
         else:
             print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
     man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=registry.upstream())
-    man["claims"] = claims_plot.write_markdown(man)
+    man = man.with_claims(claims_plot.write_markdown(man))
     manifest.write(man)
     report.write_index(man)
     code = manifest.print_summary(man, out=out)
     if failed:
         print(f"run stopped: notebook {failed.name} failed at {failed.error.splitlines()[0]}", file=out)
         return 1
-    if man["partial"] and not allow_partial:
-        print(f"ERROR: {len(man['partial'])} models are partial (see PARTIAL above and manifest 'partial'); their "
+    if man.partial and not allow_partial:
+        print(f"ERROR: {len(man.partial)} models are partial (see PARTIAL above and manifest 'partial'); their "
               "results stand on too few answers. Run again to resume the missing requests, or pass --allow-partial "
               "to accept them as partial", file=out)
         return code or 1

@@ -14,6 +14,7 @@ import html
 from pathlib import Path
 
 from lib import artifacts, claims, paths
+from lib.manifest import ArtifactRow, Manifest, NotebookEntry
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0 2rem 3rem;color:#222;max-width:1400px}
@@ -48,13 +49,13 @@ def _table_preview(path: Path, rows: int = 8) -> str:
     return f'<table class="preview"><tr>{head}</tr>{body}</table>'
 
 
-def _preview(row: dict) -> str:
-    if row["status"] != "regenerated":
+def _preview(row: ArtifactRow) -> str:
+    if row.status != "regenerated":
         return ""
-    files = [paths.OUTPUTS / f for f in row["files"]]
+    files = [paths.OUTPUTS / f for f in row.files]
     for f in files:
         if f.suffix == ".png":
-            return f'<a href="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"><img loading="lazy" alt="{row["id"]}" src="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"></a>'
+            return f'<a href="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"><img loading="lazy" alt="{row.id}" src="{html.escape(str(f.relative_to(paths.OUTPUTS)))}"></a>'
         if f.suffix == ".csv":
             return _table_preview(f)
         if f.suffix == ".txt":
@@ -92,40 +93,40 @@ def _claims_table(recs: list[dict], times: dict[str, str], paper: str = "") -> s
             f'<th>to decide</th><th>reproduce</th><th>time</th></tr>{"".join(rows)}</table>')
 
 
-def _label(row: dict) -> str:
+def _label(row: ArtifactRow) -> str:
     """An artifact row's data label (rows written before labels existed: from the synthetic flag)."""
-    return row.get("label") or artifacts.data_label(bool(row.get("synthetic")))
+    return row.label or artifacts.data_label(bool(row.synthetic))
 
 
-def _card(row: dict, supports: list[dict] | None = None) -> str:
-    links = " ".join(f'<a href="{html.escape(f)}">{html.escape(Path(f).suffix[1:])}</a>' for f in row["files"])
+def _card(row: ArtifactRow, supports: list[dict] | None = None) -> str:
+    links = " ".join(f'<a href="{html.escape(f)}">{html.escape(Path(f).suffix[1:])}</a>' for f in row.files)
     label = _label(row)
     synth = f'<span class="synthetic">{label} data</span>' if label in artifacts.NOTES else ""
     banner = (f'<div class="banner">{html.escape(artifacts.NOTES[label][0])}</div>' if label in artifacts.NOTES else "")
-    nb = row["notebook"] or "diagram (drawing, not data)"
+    nb = row.notebook or "diagram (drawing, not data)"
     meta = f"notebook {html.escape(nb)}"
-    if row["status"] == "regenerated":
-        meta += f" · profile {html.escape(row.get('profile', ''))} · saved {html.escape(row.get('saved_at', ''))}"
-    if row.get("promised"):
+    if row.status == "regenerated":
+        meta += f" · profile {html.escape(row.profile)} · saved {html.escape(row.saved_at)}"
+    if row.promised:
         meta += " · promised by the profile"
     refs = ("" if not supports else '<div class="claimref">claims: ' + ", ".join(
         f'<a href="#claim-{html.escape(r["id"])}">{html.escape(r["id"])}</a> ({_verdict(r)})' for r in supports) + "</div>")
-    return (f'<div class="card" id="{row["id"]}"><h3>{row["id"]} <span class="status {row["status"]}">'
-            f'{row["status"]}</span>{synth}</h3><div>{html.escape(row["caption"])}</div>'
+    return (f'<div class="card" id="{row.id}"><h3>{row.id} <span class="status {row.status}">'
+            f'{row.status}</span>{synth}</h3><div>{html.escape(row.caption)}</div>'
             f'<div class="meta">{meta} {links}</div>{refs}{banner}{_preview(row)}</div>')
 
 
-def _notebook_line(n: dict) -> str:
-    line = f"{n['name']}: {n['status']}"
-    if n["status"] in ("ran", "failed"):
-        line += f" in {n['wall_s']:.1f} s"
-    return line + (f" at {n['error']}" if n["error"] else "")
+def _notebook_line(n: NotebookEntry) -> str:
+    line = f"{n.name}: {n.status}"
+    if n.status in ("ran", "failed"):
+        line += f" in {n.wall_s:.1f} s"
+    return line + (f" at {n.error}" if n.error else "")
 
 
-def render_index(man: dict) -> str:
-    s = man["summary"]
-    labels = {_label(r) for r in man["artifacts"] if r["status"] == "regenerated"}
-    labels |= {"mixed"} if man.get("label") == "mixed" else set()    # a mixed profile says so even before output
+def render_index(man: Manifest) -> str:
+    s, run = man.summary, man.run
+    labels = {_label(r) for r in man.artifacts if r.status == "regenerated"}
+    labels |= {"mixed"} if run.label == "mixed" else set()    # a mixed profile says so even before output
     top_banner = ('<div class="banner"><b>Synthetic data.</b> Artifacts marked "synthetic data" come from the '
                   "embedded default (a synthetic scholarly world and a synthetic LLM panel on 127.0.0.1). They show "
                   "that the pipeline works; they are not the papers' findings.</div>" if "synthetic" in labels else "")
@@ -134,23 +135,23 @@ def render_index(man: dict) -> str:
                        "artifacts marked \"mixed data\" hold a real endpoint's answers about synthetic inputs "
                        "(the synthetic world, corpus or twin, where no real ones were given). They are not the "
                        "papers' findings.</div>")
-    nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man["notebooks"])
+    nb_rows = "".join(f"<li>{html.escape(_notebook_line(n))}</li>" for n in man.notebooks)
     claims_link = ' · <a href="claims.md">claims.md</a>' if paths.CLAIMS.is_file() else ""
     recs = claims.records()
     per_art, times = claims.by_artifact(recs), claims.notebook_times(man)
     sections = []
     for key, title in artifacts.PAPERS.items():
         table = _claims_table([r for r in recs if r["paper"] == key], times, key)
-        cards = "".join(_card(r, per_art.get(r["id"])) for r in man["artifacts"] if r["paper"] == key)
+        cards = "".join(_card(r, per_art.get(r.id)) for r in man.artifacts if r.paper == key)
         sections.append(f'<section><h2>{html.escape(title)}</h2>{table}<div class="grid">{cards}</div></section>')
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>LLM audit companion: regenerated artifacts</title>
 <style>{_CSS}</style></head><body>
 <header><h1>LLM audit companion: regenerated artifacts</h1>
-<div class="meta">profile <b>{html.escape(man['profile'])}</b> · git {html.escape(man['git_commit'][:10])}{' (uncommitted changes)' if man['git_dirty'] else ''}
- · generated {html.escape(man['generated_at'])} · run {html.escape(man['run_id'])} · {man['wall_s']:.1f} s</div>
-<div><b>{s['regenerated']} of {s['data_artifacts']} artifacts regenerated</b>, {s['missing']} missing, {s['failed']} failed,
- {s['not-data']} diagrams (not data). <a href="manifest.json">manifest.json</a>{claims_link}</div>
+<div class="meta">profile <b>{html.escape(run.profile)}</b> · git {html.escape(run.git_commit[:10])}{' (uncommitted changes)' if run.git_dirty else ''}
+ · generated {html.escape(run.generated_at)} · run {html.escape(run.run_id)} · {run.wall_s:.1f} s</div>
+<div><b>{s.regenerated} of {s.data_artifacts} artifacts regenerated</b>, {s.missing} missing, {s.failed} failed,
+ {s.not_data} diagrams (not data). <a href="manifest.json">manifest.json</a>{claims_link}</div>
 {top_banner}</header>
 <details><summary>Notebooks</summary><ul>{nb_rows}</ul></details>
 {''.join(sections)}
@@ -158,7 +159,7 @@ def render_index(man: dict) -> str:
 """
 
 
-def write_index(man: dict) -> Path:
+def write_index(man: Manifest) -> Path:
     paths.ensure(paths.OUTPUTS)
     paths.INDEX_HTML.write_text(render_index(man))
     return paths.INDEX_HTML

@@ -2,11 +2,12 @@
 the size that would decide an inconclusive claim, claims.md."""
 import json
 import math
+from types import SimpleNamespace
 
 import pytest
 from scipy import stats as st
 
-from lib import artifacts, claims, claims_plot, paths, stats
+from lib import artifacts, claims, claims_plot, manifest, paths, stats
 
 CLAIM = claims.Claim("lsb-temp-validity", "llmscholarbench", "§4.2", "Higher temperature lowers validity.")
 
@@ -177,8 +178,10 @@ def test_markdown_shows_command_profile_and_measured_time_per_claim(isolated_out
     claims.check(FLIP, _rate_above, {"rate": 0.45}, 0.3, synthetic=True, notebook="05_authority_pilot_regression")
     monkeypatch.setenv("COMPANION_PROFILE", "paper")
     claims.check(CLAIM, change_check, -0.3, -0.1, synthetic=False, notebook="04_interventions")
-    man = {"stages": {"notebooks": {"05_authority_pilot_regression": {"wall_s": 15.64, "earlier_run": False},
-                                    "06_attribution_fairness": {"wall_s": 3.0, "earlier_run": True}}}}
+    times = {nb: manifest.NotebookTimes(status="ran", wall_s=w, stages=[], peak_rss_mb=None, run_id="r",
+                                        earlier_run=earlier, cells_s=0)
+             for nb, w, earlier in (("05_authority_pilot_regression", 15.64, False), ("06_attribution_fairness", 3.0, True))}
+    man = SimpleNamespace(stages=manifest.Stages(notebooks=times, total_s=18.64, this_run_s=15.64))
     assert claims.notebook_times(man) == {"05_authority_pilot_regression": "15.6 s", "06_attribution_fairness": "3.0 s (earlier run)"}
     counts = claims_plot.write_markdown(man)
     md = paths.CLAIMS.read_text()

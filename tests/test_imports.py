@@ -1,12 +1,16 @@
 """Import rules of DESIGN §5, checked on the source with ``ast`` (no module is imported).
 
 Walls: the panel imports nothing from the analysis packages or ``stats``; ``lib/llm`` knows no
-simulator; ``stats`` is a leaf; the top-level modules of ``lib/`` import no paper package except
-the registry tables. ``python tests/test_imports.py`` prints the import graph's layers.
+simulator (and no paper: tests/llm/test_layers.py); ``stats`` is a leaf (and names no paper metric:
+tests/test_stats.py); the top-level modules of ``lib/`` import no paper package except the
+registry, which loads each paper's ``<paper>.paper`` by name. No import circle, between units at
+load time nor between modules with the imports inside functions counted too.
+``python tests/test_imports.py`` prints the import graph's layers.
 """
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -15,8 +19,12 @@ import pytest
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 PAPERS = ("lib.scholar", "lib.authority", "lib.attribution")
-# Top-level modules that may name paper packages: the registries that map a paper to its parts.
+# Top-level modules that may name paper packages: the registry, which loads their declarations.
 REGISTRIES = {"lib.registry"}
+#: the ground truth is shared by the papers (DESIGN §5), yet no top-level module may reach it but
+#: the one that serves the synthetic world to the embedded panel
+GROUND_TRUTH = "lib.groundtruth"
+SERVES_THE_WORLD = {"lib.endpoints"}
 
 
 def module_name(path: Path) -> str:
@@ -37,7 +45,7 @@ def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
     (:mod:`lib.registry` imports its table entries on use)."""
     me = module_name(path)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = _parsed(path, path.stat().st_mtime_ns)
     nodes = list(ast.walk(tree)) if lazy else _load_time(tree.body)
     out: set[str] = set()
     for node in nodes:
@@ -53,6 +61,12 @@ def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
         elif lazy and me == "lib.registry" and isinstance(node, ast.Constant) and node.value in known:
             out.add(node.value)
     return {m for m in out if m == "lib" or m.startswith("lib.")} - {me}
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: Path, mtime_ns: int) -> ast.Module:
+    # one parse per file version serves both graphs (load time, lazy)
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def _load_time(body: list[ast.stmt]) -> list[ast.AST]:
@@ -72,8 +86,14 @@ def _load_time(body: list[ast.stmt]) -> list[ast.AST]:
 
 
 def graph(*, lazy: bool = True) -> dict[str, set[str]]:
+    return {m: set(deps) for m, deps in _graph(LIB, lazy).items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _graph(lib: Path, lazy: bool) -> dict[str, frozenset[str]]:
+    # parsed once per tree and mode: every wall below reads the same graph
     mods = modules()
-    return {m: {d for d in imports(p, set(mods), lazy=lazy) if d in mods} for m, p in mods.items()}
+    return {m: frozenset(d for d in imports(p, set(mods), lazy=lazy) if d in mods) for m, p in mods.items()}
 
 
 def unit(module: str) -> str:
@@ -91,7 +111,21 @@ def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[
     for m, deps in g.items():
         ug[unit(m)] |= {unit(d) for d in deps if unit(d) != unit(m) and unit(d) != "lib"}
     ug.pop("lib", None)
-    # strongly connected components (Tarjan)
+    comps = components(ug)
+    comp_of = {v: i for i, c in enumerate(comps) for v in c}
+    level: dict[int, int] = {}
+    for i, comp in enumerate(comps):  # Tarjan emits components in reverse topological order
+        deps = {comp_of[w] for v in comp for w in ug.get(v, ()) if comp_of[w] != i}
+        level[i] = 1 + max((level[d] for d in deps), default=-1)
+    out: list[list[str]] = [[] for _ in range(max(level.values()) + 1)]
+    for i, comp in enumerate(comps):
+        out[level[i]].append(" <-> ".join(comp) if len(comp) > 1 else comp[0])
+    return [sorted(x) for x in out], [c for c in comps if len(c) > 1]
+
+
+def components(g: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of ``g`` (Tarjan), each sorted, in reverse topological order;
+    a component of two or more nodes is an import circle."""
     index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
 
     def visit(v):
@@ -99,7 +133,7 @@ def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[
         counter[0] += 1
         stack.append(v)
         on.add(v)
-        for w in ug.get(v, ()):
+        for w in sorted(g.get(v, ())):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -115,18 +149,21 @@ def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[
                     break
             comps.append(sorted(comp))
 
-    for v in sorted(ug):
+    for v in sorted(g):
         if v not in index:
             visit(v)
-    comp_of = {v: i for i, c in enumerate(comps) for v in c}
-    level: dict[int, int] = {}
-    for i, comp in enumerate(comps):  # Tarjan emits components in reverse topological order
-        deps = {comp_of[w] for v in comp for w in ug.get(v, ()) if comp_of[w] != i}
-        level[i] = 1 + max((level[d] for d in deps), default=-1)
-    out: list[list[str]] = [[] for _ in range(max(level.values()) + 1)]
-    for i, comp in enumerate(comps):
-        out[level[i]].append(" <-> ".join(comp) if len(comp) > 1 else comp[0])
-    return [sorted(x) for x in out], [c for c in comps if len(c) > 1]
+    return comps
+
+
+def module_circles(g: dict[str, set[str]] | None = None) -> list[list[str]]:
+    """Import circles between modules, imports inside functions included (default: lib's graph).
+
+    Not followed, as ``farm-studio look`` does not follow them: the registry's
+    ``importlib.import_module`` of each ``<paper>.paper`` (the plugin load: a paper's parts call
+    the top of lib, which finds the paper by name at run time, so that edge points up, not round)."""
+    g = graph() if g is None else g
+    g = {m: {d for d in deps if d != "lib" and not (m in REGISTRIES and unit(d) in PAPERS)} for m, deps in g.items()}
+    return [c for c in components(g) if len(c) > 1]
 
 
 def _offences(within: str, forbidden: tuple[str, ...]) -> list[str]:
@@ -173,6 +210,8 @@ def test_top_level_modules_import_no_paper_package_except_the_registries():
     g = graph()
     bad = sorted(f"{m} imports {d}" for m in top if m not in REGISTRIES
                  for d in g[m] if any(d == p or d.startswith(p + ".") for p in PAPERS))
+    bad += sorted(f"{m} imports {d}" for m in top if m not in SERVES_THE_WORLD
+                  for d in g[m] if d == GROUND_TRUTH or d.startswith(GROUND_TRUTH + "."))
     assert bad == []
 
 
@@ -197,6 +236,48 @@ def lazy_edges() -> list[str]:
 
 def test_no_import_cycle_between_units_at_load_time():
     assert layers()[1] == []
+
+
+def test_no_import_circle_between_modules_lazy_imports_included():
+    assert module_circles() == []
+
+
+def test_the_module_check_finds_a_circle_a_function_closes(tmp_path, monkeypatch):
+    """pkg.a imports pkg.b at load time, pkg.b imports pkg.a inside a function: one unit (the unit
+    check cannot see it), no load-time circle, and a module circle all the same."""
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    for f, text in {"__init__.py": "", "pkg/__init__.py": "", "pkg/a.py": "from lib.pkg import b\n",
+                    "pkg/b.py": "def late():\n    from lib.pkg.a import x\n", "pkg/c.py": "from lib.pkg import a\n",
+                    "registry.py": "def load():\n    return 'lib.pkg'\n"}.items():
+        (lib / f).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "LIB", lib)
+    assert layers()[1] == [] and components(graph(lazy=False)) == [["lib"], ["lib.pkg"], ["lib.pkg.b"], ["lib.pkg.a"],
+                                                                   ["lib.pkg.c"], ["lib.registry"]]
+    assert module_circles() == [["lib.pkg.a", "lib.pkg.b"]]
+    # the registry's load of a paper by name is not an edge of the check
+    monkeypatch.setattr(sys.modules[__name__], "PAPERS", ("lib.pkg",))
+    (lib / "pkg" / "b.py").write_text("from lib import registry\n")
+    _graph.cache_clear()
+    assert graph()["lib.registry"] == {"lib.pkg"} and module_circles() == []
+
+
+def test_registry_loads_each_paper_only_as_paper_by_name():
+    """No import statement of the registry names a paper package; the strings naming lib modules it
+    holds are the paper packages, loaded as ``f"{package}.paper"``."""
+    from lib import registry
+
+    tree = ast.parse((LIB / "registry.py").read_text(encoding="utf-8"))
+    stmts = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    stmts |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert {m for m in stmts if m.startswith("lib")} == {"lib.declare"}
+    names = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+             and n.value.startswith("lib.")}
+    assert names == set(registry.PAPERS) and set(registry.PAPERS) <= set(PAPERS)
+    loads = [ast.unparse(n.args[0]) for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and ast.unparse(n.func) == "importlib.import_module"]
+    assert sorted(loads) == ["module", "rel.module"]
+    assert "module = f'{package}.paper'" in ast.unparse(tree)
 
 
 if __name__ == "__main__":

@@ -201,30 +201,6 @@ def test_only_03_without_02s_outputs_says_run_02_first(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
-def test_a_full_disk_while_writing_the_manifest_is_a_message(isolated_outputs, monkeypatch, capsys):
-    """Issue 26: the runner died in manifest.write with a traceback on a full disk."""
-    import errno
-
-    from lib import manifest as mf
-    from lib import pipeline
-
-    real = Path.write_text
-
-    def full(self, *a, **k):
-        if self.name.startswith("manifest"):
-            raise OSError(errno.ENOSPC, "No space left on device", str(self))
-        return real(self, *a, **k)
-    monkeypatch.setattr(Path, "write_text", full)
-    with pytest.raises(mf.ManifestError, match="No space left on device; free space"):
-        mf.write({"x": 1})
-    assert not list(paths.OUTPUTS.glob("manifest*"))
-    monkeypatch.setattr(pipeline, "run", lambda *a, **k: mf.write({"x": 1}))
-    monkeypatch.setattr(pipeline.signal, "signal", lambda *a: None)      # keep pytest's own handlers
-    assert pipeline.main(["--profile", "quick"]) == 1
-    err = capsys.readouterr().err
-    assert "ERROR: could not write the manifest" in err and "Traceback" not in err
-
-
 def test_a_missing_promise_fails_the_run(tmp_path):
     prof = profile(tmp_path, promises="[lsb-tab1, lsb-fig2]")      # lsb-fig2 is notebook 03's; its fixture skips it
     proc = run(tmp_path, "--profile", str(prof), "--only", "01,03")

@@ -44,7 +44,7 @@ def test_manifest_statuses_and_files(built_index):
     assert rows["lsb-fig2"]["status"] == "regenerated" and rows["lsb-fig2"]["synthetic"] is True
     assert rows["lsb-fig2"]["files"] == ["figures/lsb-fig2.pdf", "figures/lsb-fig2.png"]
     assert rows["lsb-fig1"]["status"] == "not-data" and rows["ab-tab5"]["status"] == "missing"
-    assert man["summary"]["regenerated"] == 3 and man["summary"]["data_artifacts"] == _n_data()
+    assert man.summary.regenerated == 3 and man.summary.data_artifacts == _n_data()
     # the numpy and the sort kernel the faithful tie rules ran with (lib.sortkernel)
     import numpy
     manifest = json.loads(paths.MANIFEST.read_text())
@@ -55,7 +55,7 @@ def test_manifest_statuses_and_files(built_index):
 def test_tampered_file_is_not_reported_as_regenerated(built_index):
     (paths.FIGURES / "lsb-fig2.png").write_bytes(b"not the figure")
     man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0)
-    assert {r["id"]: r["status"] for r in man["artifacts"]}["lsb-fig2"] == "missing"
+    assert {r.id: r.status for r in man.artifacts}["lsb-fig2"] == "missing"
 
 
 def test_index_lists_every_id_with_status_and_synthetic_banner(built_index):
@@ -77,9 +77,9 @@ def test_a_mixed_profile_is_labelled_mixed_in_the_manifest_and_the_report(isolat
     artifacts.save_figure(plt.subplots()[0], "lsb-figB6", synthetic=True)      # the synthetic world alone
     artifacts.save_table(pd.DataFrame({"model": ["llama"]}), "lsb-tab1", synthetic=False)
     man = manifest.build(prof, [], run_id="t", wall_s=0)
-    rows = {r["id"]: r for r in man["artifacts"]}
-    assert man["label"] == "mixed" and man["synthetic"] == "mixed"
-    assert [rows[a]["label"] for a in ("lsb-fig2", "lsb-figB6", "lsb-tab1")] == ["mixed", "synthetic", "real"]
+    rows = {r.id: r for r in man.artifacts}
+    assert man.run.label == "mixed" and man.run.synthetic == "mixed"
+    assert [rows[a].label for a in ("lsb-fig2", "lsb-figB6", "lsb-tab1")] == ["mixed", "synthetic", "real"]
     html = report.render_index(man)
     assert "<b>Mixed data.</b>" in html and "synthetic: mixed" in html and "<b>Synthetic data.</b>" in html
     assert html.count("mixed data</span>") == 1 and html.count(escape(artifacts.MIXED_NOTE)) == 1
@@ -121,7 +121,9 @@ def test_index_shows_claims_table_per_paper_and_claims_on_cards(built_index, mon
     gap = claims.interval("flip − boost rate", 0.175, -0.01, 0.36, test="Newcombe", n=40, unit="pairs")
     claims.check(flip, lambda: claims.judge([gap], {"gap pp": 17.5}), synthetic=True,
                  notebook="05_authority_pilot_regression")
-    man["stages"] = {"notebooks": {"05_authority_pilot_regression": {"wall_s": 12.34, "earlier_run": False}}}
+    man = man.model_copy(update={"stages": manifest.Stages(notebooks={"05_authority_pilot_regression": manifest.NotebookTimes(
+        status="ran", wall_s=12.34, stages=[], peak_rss_mb=None, run_id="test", earlier_run=False, cells_s=0)},
+        total_s=12.34, this_run_s=12.34)})
     claims_plot.write_markdown(man)          # also the forest plots
     html = report.write_index(man).read_text()
     ab = html[html.index("<h2>Authority bias"):html.index("<h2>Attribution bias")]
@@ -155,10 +157,10 @@ def test_a_partial_model_is_marked_in_the_manifest_and_its_artifacts(isolated_ou
     from lib import registry
 
     man = manifest.build(config.load_profile("quick"), [], run_id="t", wall_s=0, upstream=registry.upstream())
-    assert [(p["model"], p["answered"], p["planned"]) for p in man["partial"]] == [("dead", 3, 10)]
-    assert man["partial"][0]["used_by"] == ["01_calibration", "02_collection", "03_infrastructure_benchmark",
-                                            "04_interventions"]
-    rows = {r["id"]: r for r in man["artifacts"]}
+    assert [(p.model, p.answered, p.planned) for p in man.partial] == [("dead", 3, 10)]
+    assert man.partial[0].used_by == ["01_calibration", "02_collection", "03_infrastructure_benchmark",
+                                    "04_interventions"]
+    rows = {r["id"]: r for r in man.to_dict()["artifacts"]}
     assert rows["lsb-figA2"]["partial_models"] == ["dead"] and "partial_models" not in rows["ab-tab5"]
     out = io.StringIO()
     manifest.print_summary(man, out=out)

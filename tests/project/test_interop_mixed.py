@@ -103,8 +103,8 @@ def test_a_mixed_run_is_mixed_in_manifest_claims_md_and_index_html(isolated_outp
     assert rec["label"] == "mixed" and rec["synthetic"] is True
 
     man = manifest.build(mixed, [], run_id="t", wall_s=0)
-    rows = {r["id"]: r for r in man["artifacts"]}
-    assert man["label"] == "mixed" and rows["lsb-figA2"]["label"] == rows["lsb-tabA1"]["label"] == "mixed"
+    rows = {r.id: r for r in man.artifacts}
+    assert man.run.label == "mixed" and rows["lsb-figA2"].label == rows["lsb-tabA1"].label == "mixed"
 
     md = claims.render_markdown(claims.records(), claims.notebook_times(man))
     assert "**Mixed data.**" in md and "synthetic: mixed" in md

@@ -22,9 +22,6 @@ UNMIRRORED = {
                                "tests/authority/test_experiments.py",
     "authority/intermediate.py": "file names of the stages' intermediate files; read and written in "
                                  "tests/authority/test_experiments.py",
-    "manifest.py": "tested by tests/test_pipeline.py (the manifest of each run)",
-    "dryrun.py": "tested by tests/test_pipeline.py (--dry-run)",
-    "claims_plot.py": "tested by tests/test_claims.py (the claims figure)",
 }
 
 #: test module (path under tests/) that mirrors no lib module, outside tests/project and tests/notebooks -> why.
