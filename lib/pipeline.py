@@ -409,6 +409,9 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
             kernel_manager_class=_ipc_kernel_manager(),
         )
         run.status = "ran"
+        off = _stage_problems(notebook)
+        if off:
+            run.status, run.error = "failed", off
     except PapermillExecutionError as exc:
         run.status = "failed"
         where = _running_cell_file(out)        # numbered as in the executed notebook that is kept
@@ -446,6 +449,19 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
     run.stages = stage_times_file(out)
     run.produced = [a.id for a in artifacts.by_notebook(notebook) if (paths.RECORDS / f"{a.id}.json").is_file()]
     return run
+
+
+def _stage_problems(notebook: str) -> str:
+    """What the notebook's data folder holds against its declaration (lib/<paper>/paper.py): files it
+    does not declare, or declared ``writes`` it did not leave; '' when they agree. Downstream
+    notebooks read only declared files, so a stray or missing one is the notebook's failure."""
+    from lib import stage
+
+    extra, missing = stage.undeclared(notebook), stage.missing_writes(notebook)
+    if not (extra or missing):
+        return ""
+    return (f"{notebook}: its data folder {paths.stage_dir(notebook)} does not match its declaration in "
+            f"lib/<paper>/paper.py (Notebook.writes / may_write): undeclared {extra}, declared but not written {missing}")
 
 
 def _write_state(run: NotebookRun, prof: config.Profile, run_id: str) -> None:

@@ -85,3 +85,19 @@ def declaration_problems(paper) -> list[str]:
         bad += [f"{nb.name}: never names {i}" for i in sorted(declared) if f'"{i}"' not in src]
         bad += [f"{nb.name}: saves undeclared {i}" for i in sorted(saved_ids(nb.name) - declared)]
     return bad
+
+
+#: Test files that run whole notebooks, longest first (a clean clone's --durations). Under
+#: ``--dist loadfile`` a file goes to one worker; starting these first keeps both workers busy to the end.
+HEAVY_FIRST = ("project/test_release_profile.py", "test_pipeline.py", "notebooks/test_smoke_scholar.py",
+               "notebooks/test_smoke_attribution.py", "notebooks/test_smoke_authority.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(__file__).resolve().parent
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+
+    def key(item):
+        rel = Path(item.fspath).resolve().relative_to(root).as_posix() if str(item.fspath).startswith(str(root)) else ""
+        return rank.get(rel, len(rank))
+    items.sort(key=key)    # stable: the rest keep their order

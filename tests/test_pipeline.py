@@ -357,3 +357,19 @@ def test_each_kernel_gets_its_own_socket_folder_and_leaves_none_behind(tmp_path,
     assert folders[0] != folders[1] and alive == [True, True]
     assert not any(f.exists() for f in folders)
     assert list(tmp_path.glob("kernel-ipc*")) == []
+
+
+def test_a_data_folder_off_its_declaration_fails_the_notebook(isolated_outputs):
+    from lib import registry
+
+    nb = registry.notebooks()["02_collection"]
+    folder = paths.stage_dir("02_collection")
+    folder.mkdir(parents=True)
+    for f in nb.writes[1:]:
+        (folder / f).write_text("x")
+    (folder / "scratch.parquet").write_text("x")
+    msg = pipeline._stage_problems("02_collection")
+    assert f"undeclared ['scratch.parquet'], declared but not written ['{nb.writes[0]}']" in msg and str(folder) in msg
+    (folder / "scratch.parquet").unlink()
+    (folder / nb.writes[0]).write_text("x")
+    assert pipeline._stage_problems("02_collection") == ""
