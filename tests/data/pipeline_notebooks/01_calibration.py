@@ -18,7 +18,8 @@ import os
 
 import pandas as pd
 
-from lib import artifacts, config, paths
+from lib import artifacts, config, registry
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -26,9 +27,9 @@ n_rows = 3
 
 # %%
 cfg = config.load_profile(profile)
-out = paths.DATA / "01_calibration"
-out.mkdir(parents=True, exist_ok=True)
+stage = Stage("01_calibration")
 df = pd.DataFrame({"model": [f"m{i}" for i in range(n_rows)], "value": range(n_rows)})
-df.to_parquet(out / "models.parquet")
+for f in registry.notebooks()["01_calibration"].writes:   # every file the real 01 declares
+    stage.write(df, f)
 artifacts.save_table(df, "lsb-tab1", synthetic=cfg.synthetic)
 print("secret seen by the kernel:", os.environ.get("FIXTURE_API_KEY", "none"))

@@ -16,7 +16,8 @@
 # %%
 import pandas as pd
 
-from lib import artifacts, config, paths
+from lib import artifacts, config, registry
+from lib.stage import Stage
 
 # %% tags=["parameters"]
 profile = "quick"
@@ -24,7 +25,8 @@ suffix = "!"
 
 # %%
 cfg = config.load_profile(profile)
-models = pd.read_parquet(paths.DATA / "01_calibration" / "models.parquet")
-(paths.DATA / "02_collection").mkdir(parents=True, exist_ok=True)
-models.assign(seen=True).to_parquet(paths.DATA / "02_collection" / "seen.parquet")
+stage = Stage("02_collection")
+models = stage.read("01_calibration/selected_temperatures.parquet")
+for f in registry.notebooks()["02_collection"].writes:   # every file the real 02 declares
+    stage.write(models.assign(seen=True), f)
 artifacts.save_text("\n".join(models["model"]) + suffix, "lsb-figA1", synthetic=cfg.synthetic)
