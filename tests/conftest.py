@@ -89,8 +89,9 @@ def declaration_problems(paper) -> list[str]:
 
 #: Test files that run whole notebooks, longest first (a clean clone's --durations). Under
 #: ``--dist loadfile`` a file goes to one worker; starting these first keeps both workers busy to the end.
-HEAVY_FIRST = ("project/test_release_profile.py", "test_pipeline.py", "notebooks/test_smoke_scholar.py",
-               "notebooks/test_smoke_attribution.py", "notebooks/test_smoke_authority.py")
+HEAVY_FIRST = ("project/test_release_profile.py", "test_pipeline.py", "project/test_runner_failures.py",
+               "notebooks/test_smoke_scholar.py", "notebooks/test_smoke_attribution.py",
+               "notebooks/test_smoke_authority.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,0 +1,43 @@
+"""The runner tests' fixture: a tiny profile and the real CLI (`python -m lib.pipeline`) run in a
+subprocess on three small fixture notebooks (tests/data/pipeline_notebooks/), with their own
+outputs and cache folders. Shared by tests/test_pipeline.py and tests/project/test_runner_failures.py."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from lib import paths
+
+FIXTURES = paths.TEST_DATA / "pipeline_notebooks"
+CANARY = "canary-key-5f2b9c7e1d"
+
+
+def profile(tmp: Path, notebooks: str = "{}", promises: str = "[]") -> Path:
+    p = tmp / "tiny.yaml"
+    p.write_text(textwrap.dedent(f"""\
+        name: tiny
+        synthetic: true
+        seed: 3
+        execution_timeout_s: 120
+        world: {{n_authors: 10}}
+        promises: {promises}
+        notebooks: {notebooks}
+        """))
+    return p
+
+
+def run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp / "outputs"), "COMPANION_CACHE": str(tmp / "cache"),
+           "COMPANION_NOTEBOOKS": str(FIXTURES), "FIXTURE_API_KEY": CANARY}
+    return subprocess.run([sys.executable, "-m", "lib.pipeline", *args], cwd=paths.ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def manifest(tmp: Path) -> dict:
+    return json.loads((tmp / "outputs" / "manifest.json").read_text())
+
+
+def status(tmp: Path) -> dict:
+    return {a["id"]: a["status"] for a in manifest(tmp)["artifacts"]}
