@@ -28,11 +28,15 @@ def profile(tmp: Path, notebooks: str = "{}", promises: str = "[]") -> Path:
     return p
 
 
+def env(outputs: Path, cache: Path) -> dict:
+    """The runner's environment: these outputs and cache folders, the fixture notebooks, a canary key."""
+    return {**os.environ, "COMPANION_OUTPUTS": str(outputs), "COMPANION_CACHE": str(cache),
+            "COMPANION_NOTEBOOKS": str(FIXTURES), "FIXTURE_API_KEY": CANARY}
+
+
 def run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp / "outputs"), "COMPANION_CACHE": str(tmp / "cache"),
-           "COMPANION_NOTEBOOKS": str(FIXTURES), "FIXTURE_API_KEY": CANARY}
-    return subprocess.run([sys.executable, "-m", "lib.pipeline", *args], cwd=paths.ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "lib.pipeline", *args], cwd=paths.ROOT,
+                          env=env(tmp / "outputs", tmp / "cache"), capture_output=True, text=True, timeout=300)
 
 
 def manifest(tmp: Path) -> dict:

@@ -2,13 +2,12 @@
 bad profile, a cell timeout, SIGINT and a resume, an outputs folder that is a file. Each runs the
 real CLI in a subprocess on the fixture notebooks (tests/pipeline_fixture.py); split from
 tests/test_pipeline.py so that the two files run on the two workers."""
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from lib import paths
-from pipeline_fixture import FIXTURES, manifest, profile, run, status
+from pipeline_fixture import FIXTURES, env, manifest, profile, run, status
 
 
 def test_failure_names_notebook_and_cell_keeps_the_notebook_and_stops(tmp_path):
@@ -88,10 +87,8 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
     import time
 
     prof = profile(tmp_path, notebooks="{03_infrastructure_benchmark: {sleep_s: 60.0}}")
-    env = {**os.environ, "COMPANION_OUTPUTS": str(tmp_path / "outputs"), "COMPANION_CACHE": str(tmp_path / "cache"),
-           "COMPANION_NOTEBOOKS": str(FIXTURES)}
     proc = subprocess.Popen([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--only", "03"],
-                            cwd=paths.ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=paths.ROOT, env=env(tmp_path / "outputs", tmp_path / "cache"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     executed = tmp_path / "outputs/executed/03_infrastructure_benchmark.ipynb"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -118,10 +115,8 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
 def test_outputs_or_cache_pointing_at_a_file_stops_before_any_notebook(tmp_path):
     a_file = tmp_path / "not-a-folder"
     a_file.write_text("x")
-    env = {**os.environ, "COMPANION_OUTPUTS": str(a_file), "COMPANION_CACHE": str(a_file / "cache"),
-           "COMPANION_NOTEBOOKS": str(FIXTURES)}
     proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(profile(tmp_path))], cwd=paths.ROOT,
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env(a_file, a_file / "cache"), capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr, proc.stderr
     assert f"COMPANION_OUTPUTS (outputs folder): {a_file} is a file; expected a folder" in proc.stdout
     assert f"COMPANION_CACHE (cache folder): {a_file / 'cache'} cannot be created: {a_file} is a file" in proc.stdout
