@@ -184,6 +184,8 @@ class PromptArrays:
             for j, (a, b) in enumerate(pairs):
                 self.boosted[i, j] = float(a != b)
         self._eps: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+        self._content_terms: dict[tuple[str, str, str], np.ndarray] = {}
+        self._credit: dict[tuple[str, float], np.ndarray] = {}
 
     def eps(self, model: str, variant: str = "none") -> dict[str, np.ndarray]:
         """The model's reading ε per condition under instruction ``variant`` (the prompts are
@@ -200,13 +202,30 @@ class PromptArrays:
             self._eps[(model, variant)] = out
         return self._eps[(model, variant)]
 
+    def _content(self, model: str, variant: str, cond: str) -> np.ndarray:
+        # r + ε, fixed per (model, variant, condition): the root searches call observed() ~10^5 times
+        key = (model, variant, cond)
+        if key not in self._content_terms:
+            self._content_terms[key] = self.r[cond] + self.eps(model, variant)[cond]
+        return self._content_terms[key]
+
+    def _credited(self, cond: str, ceiling: float) -> np.ndarray:
+        # the credited authority at one ceiling, kept while a search over s and τ holds C fixed
+        if np.isinf(ceiling):
+            return self.A[cond]
+        key = (cond, float(ceiling))
+        if key not in self._credit:
+            if len(self._credit) > 3 * len(CONDITIONS):
+                self._credit.clear()
+            self._credit[key] = au.credited(self.A[cond], ceiling)
+        return self._credit[key]
+
     def observed(self, model: str, cond: str, s: float, tau: float, t: np.ndarray,
                  noise: np.ndarray | None = None, ceiling: float = np.inf, variant: str = "none") -> np.ndarray:
         """Parse-folded choice distributions, one row per query (t: per-query topic factor,
         ``noise``: per-query topic noise factor multiplying τ, 1 if None; ``ceiling``: the
         credibility ceiling C_m; ``variant``: the instruction, for the model's reading ε)."""
-        a = self.A[cond] if np.isinf(ceiling) else au.credited(self.A[cond], ceiling)
-        u = ((self.r[cond] + self.eps(model, variant)[cond]) / t[:, None] + s * a) / tau
+        u = (self._content(model, variant, cond) / t[:, None] + s * self._credited(cond, ceiling)) / tau
         u[:, 0] += au.PRIMACY / tau
         if noise is not None:
             u = u / noise[:, None]
