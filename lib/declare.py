@@ -4,12 +4,16 @@ A declaration (:class:`Paper`) names the paper's key and title, its notebooks in
 the notebooks and files each takes from earlier ones (:class:`Notebook`), its artifacts with
 producer and caption (:class:`Artifact`), the real-data releases it reads (:class:`Release`) and
 its parts as methods of one signature each: input checks, own models, prices, published values,
-dry-run plans. :mod:`lib.registry` loads the declarations and checks them against these types;
-everything the top of ``lib/`` knows about the papers is derived from them. A leaf module: it
-imports nothing from ``lib``, so a declaration stays light to load.
+dry-run plans (:class:`Declaration` gives them, each delegating to a module of the paper's package).
+:mod:`lib.registry` loads the declarations and checks them against these types; everything the top
+of ``lib/`` knows about the papers is derived from them. A leaf module: it imports nothing from
+``lib`` (a part's module is imported by name when the part is called), so a declaration stays
+light to load.
 """
 from __future__ import annotations
 
+import importlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -92,6 +96,40 @@ class Paper(Protocol):
 
     def notebook_plans(self, profile, notebook: str, params: dict) -> list:
         """The :class:`lib.llm.cost.PlannedCollection` list ``notebook`` would send (dry run)."""
+
+
+class Declaration:
+    """The parts of a :class:`Paper`, each delegating to a module of the paper's package, imported
+    when the part is first called (so loading a declaration loads none of them): ``inputs``
+    (``profile_errors``), ``models`` (``user_rows``, ``prices``), ``published`` (``build``) and
+    ``plan`` (``notebook_plans``). A paper subclasses it, declares its data (key, title, notebooks,
+    artifacts, releases) and overrides :attr:`modules` where a part lives elsewhere. The package is
+    :attr:`package`, by default the one of the module the subclass is defined in."""
+
+    #: part -> the module of the paper's package that holds it
+    modules = {"profile_errors": "inputs", "user_rows": "models", "prices": "models",
+               "published": "published", "notebook_plans": "plan"}
+    #: the paper's package (None: the ``__package__`` of the subclass's module)
+    package: str | None = None
+
+    def _module(self, part: str):
+        package = self.package or sys.modules[type(self).__module__].__package__
+        return importlib.import_module(f"{package}.{self.modules[part]}")
+
+    def profile_errors(self, profile, where: str) -> list[str]:
+        return self._module("profile_errors").profile_errors(profile, where)
+
+    def user_rows(self, profile) -> Any:
+        return self._module("user_rows").user_rows(profile)
+
+    def prices(self, models=None) -> Any:
+        return self._module("prices").prices(models)
+
+    def published(self, outputs, *, tolerance: float) -> dict:
+        return self._module("published").build(outputs, tolerance=tolerance)
+
+    def notebook_plans(self, profile, notebook: str, params: dict) -> list:
+        return self._module("notebook_plans").notebook_plans(profile, notebook, params)
 
 
 def artifact_rows(paper: str, rows: list[tuple[str, Kind, str | None, str]]) -> tuple[Artifact, ...]:

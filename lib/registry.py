@@ -55,32 +55,42 @@ def _checked(package: str) -> Paper:
     return decl
 
 
+def _unique(items, key: str, what: str) -> dict:
+    """``{item.<key>: item}`` of the ``(where, item)`` pairs, in their order; a key met again is a
+    DeclarationError naming where (the paper) and the key declared twice."""
+    out: dict = {}
+    for where, item in items:
+        k = getattr(item, key)
+        if k in out:
+            raise DeclarationError(f"{where}: {what} {k!r} is declared twice")
+        out[k] = item
+    return out
+
+
+def _declared(part: str):
+    """``(where, item)`` of every paper's ``part`` (notebooks, artifacts, releases), papers in order."""
+    return ((f"paper {decl.key}", item) for decl in papers().values() for item in getattr(decl, part))
+
+
 @functools.cache
 def papers() -> dict[str, Paper]:
     """paper key -> its checked declaration, in the order of :data:`PAPERS`."""
-    out: dict[str, Paper] = {}
-    for package in PAPERS:
-        decl = _checked(package)
-        if decl.key in out:
-            raise DeclarationError(f"{package}.paper.PAPER: paper key {decl.key!r} is declared twice")
-        out[decl.key] = decl
-    return out
+    return _unique(((f"{package}.paper.PAPER", _checked(package)) for package in PAPERS), "key", "paper key")
 
 
 @functools.cache
 def notebooks() -> dict[str, Notebook]:
     """notebook name -> its declaration, in run order (each paper's, papers in order)."""
-    out: dict[str, Notebook] = {}
-    for decl in papers().values():
-        for nb in decl.notebooks:
-            unknown = [u for u in nb.upstream if u not in out]
-            if nb.name in out or unknown:
-                raise DeclarationError(f"paper {decl.key}: notebook {nb.name} is declared twice or reads "
-                                       f"{unknown}, which no earlier notebook declares")
-            bad = [r for r in nb.reads if r.split("/", 1)[0] not in nb.upstream]
-            if bad:
-                raise DeclarationError(f"paper {decl.key}: notebook {nb.name} reads {bad} outside its upstream {nb.upstream}")
-            out[nb.name] = nb
+    out: dict[str, Notebook] = _unique(_declared("notebooks"), "name", "notebook")
+    earlier: set[str] = set()
+    for where, nb in _declared("notebooks"):
+        unknown = [u for u in nb.upstream if u not in earlier]
+        if unknown:
+            raise DeclarationError(f"{where}: notebook {nb.name} reads {unknown}, which no earlier notebook declares")
+        bad = [r for r in nb.reads if r.split("/", 1)[0] not in nb.upstream]
+        if bad:
+            raise DeclarationError(f"{where}: notebook {nb.name} reads {bad} outside its upstream {nb.upstream}")
+        earlier.add(nb.name)
     return out
 
 
@@ -100,25 +110,13 @@ def paper_of(notebook: str) -> Paper:
 @functools.cache
 def artifacts() -> dict[str, Artifact]:
     """artifact id -> artifact, every paper's in declared order."""
-    out: dict[str, Artifact] = {}
-    for decl in papers().values():
-        for a in decl.artifacts:
-            if a.id in out:
-                raise DeclarationError(f"paper {decl.key}: artifact id {a.id!r} is declared twice")
-            out[a.id] = a
-    return out
+    return _unique(_declared("artifacts"), "id", "artifact id")
 
 
 @functools.cache
 def releases() -> dict[str, Release]:
     """real_data key -> its release, each paper's in declared order."""
-    out: dict[str, Release] = {}
-    for decl in papers().values():
-        for r in decl.releases:
-            if r.key in out:
-                raise DeclarationError(f"paper {decl.key}: real_data key {r.key!r} is declared twice")
-            out[r.key] = r
-    return out
+    return _unique(_declared("releases"), "key", "real_data key")
 
 
 def plans() -> tuple[str, ...]:

@@ -5,7 +5,8 @@ simulator (and no paper: tests/llm/test_layers.py); ``stats`` is a leaf (and nam
 tests/test_stats.py); the top-level modules of ``lib/`` import no paper package except the
 registry, which loads each paper's ``<paper>.paper`` by name. No import circle, between units at
 load time nor between modules with the imports inside functions counted too.
-``python tests/test_imports.py`` prints the import graph's layers.
+``python tests/test_imports.py`` prints the import graph's layers. The scanner (module names,
+imports, components) is tests/import_graph.py, shared with tests/llm/test_layers.py.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import import_graph
 import pytest
+from import_graph import components
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 PAPERS = ("lib.scholar", "lib.authority", "lib.attribution")
@@ -27,62 +30,19 @@ GROUND_TRUTH = "lib.groundtruth"
 SERVES_THE_WORLD = {"lib.endpoints"}
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(LIB.parent).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
 def modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted(LIB.rglob("*.py"))}
+    return import_graph.modules(LIB)
 
 
-def imports(path: Path, known: set[str], *, lazy: bool = True) -> set[str]:
-    """The ``lib`` modules ``path`` imports: at load time (module level), and with ``lazy`` also
-    inside functions. A module named by a string constant of the registry counts as a lazy import
-    (:mod:`lib.registry` imports its table entries on use)."""
-    me = module_name(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    tree = _parsed(path, path.stat().st_mtime_ns)
-    nodes = list(ast.walk(tree)) if lazy else _load_time(tree.body)
-    out: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            for a in node.names:
-                sub = f"{base}.{a.name}"
-                out.add(sub if sub in known else base)
-        elif lazy and me == "lib.registry" and isinstance(node, ast.Constant) and node.value in known:
-            out.add(node.value)
+def imports(path: Path, root: Path, known: set[str], *, lazy: bool = True) -> set[str]:
+    """The ``lib`` modules ``path`` imports (:func:`import_graph.imports`): at load time (module
+    level), and with ``lazy`` also inside functions. A module named by a string constant of the
+    registry counts as a lazy import (:mod:`lib.registry` imports its table entries on use)."""
+    me = import_graph.module_name(path, root)
+    out = import_graph.imports(path, root, known, lazy=lazy)
+    if lazy and me == "lib.registry":
+        out |= {n.value for n in ast.walk(import_graph.parsed(path)) if isinstance(n, ast.Constant) and n.value in known}
     return {m for m in out if m == "lib" or m.startswith("lib.")} - {me}
-
-
-@functools.lru_cache(maxsize=None)
-def _parsed(path: Path, mtime_ns: int) -> ast.Module:
-    # one parse per file version serves both graphs (load time, lazy)
-    return ast.parse(path.read_text(encoding="utf-8"), str(path))
-
-
-def _load_time(body: list[ast.stmt]) -> list[ast.AST]:
-    """The statements run when the module loads: everything but function bodies (class bodies,
-    ``if``/``try`` blocks at module level included)."""
-    out: list[ast.AST] = []
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        out.append(stmt)
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            out += _load_time([x for x in getattr(stmt, field, []) if isinstance(x, ast.stmt)]
-                              + [x for x in getattr(stmt, field, []) if isinstance(x, ast.ExceptHandler)])
-        if isinstance(stmt, ast.ExceptHandler):
-            out += _load_time(stmt.body)
-    return out
 
 
 def graph(*, lazy: bool = True) -> dict[str, set[str]]:
@@ -92,8 +52,8 @@ def graph(*, lazy: bool = True) -> dict[str, set[str]]:
 @functools.lru_cache(maxsize=8)
 def _graph(lib: Path, lazy: bool) -> dict[str, frozenset[str]]:
     # parsed once per tree and mode: every wall below reads the same graph
-    mods = modules()
-    return {m: frozenset(d for d in imports(p, set(mods), lazy=lazy) if d in mods) for m, p in mods.items()}
+    mods = import_graph.modules(lib)
+    return {m: frozenset(d for d in imports(p, lib, set(mods), lazy=lazy) if d in mods) for m, p in mods.items()}
 
 
 def unit(module: str) -> str:
@@ -121,38 +81,6 @@ def layers(g: dict[str, set[str]] | None = None) -> tuple[list[list[str]], list[
     for i, comp in enumerate(comps):
         out[level[i]].append(" <-> ".join(comp) if len(comp) > 1 else comp[0])
     return [sorted(x) for x in out], [c for c in comps if len(c) > 1]
-
-
-def components(g: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of ``g`` (Tarjan), each sorted, in reverse topological order;
-    a component of two or more nodes is an import circle."""
-    index, low, stack, on, comps, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(g.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            comps.append(sorted(comp))
-
-    for v in sorted(g):
-        if v not in index:
-            visit(v)
-    return comps
 
 
 def module_circles(g: dict[str, set[str]] | None = None) -> list[list[str]]:

@@ -174,3 +174,27 @@ def test_a_wrong_signature_or_an_undeclared_producer_names_module_and_part(with_
                        match=rf"^{name}\.paper\.PAPER: artifacts \[\] are not Artifacts of paper 'toy', or "
                              r"\['toy-fig1'\] name a notebook the paper does not declare$"):
         registry.notebooks()
+
+
+def test_a_key_declared_twice_or_an_unknown_upstream_names_the_paper_and_the_key(with_papers, monkeypatch):
+    import types
+
+    from lib import registry
+    from lib.declare import Artifact, Notebook, Release
+
+    with_papers()
+    name = with_papers()
+    with pytest.raises(registry.DeclarationError, match=rf"^{name}\.paper\.PAPER: paper key 'toy' is declared twice$"):
+        registry.papers()
+    nb, art, rel = Notebook("07_x"), Artifact("x-1", "x", "table", "07_x", "X"), Release("k", "m", readers=("07_x",))
+    twice = {k: types.SimpleNamespace(key=k, notebooks=(nb,), artifacts=(art,), releases=(rel,)) for k in ("x", "y")}
+    monkeypatch.setattr(registry, "papers", lambda: twice)
+    for part, what in [(registry.notebooks, "notebook '07_x'"), (registry.artifacts, "artifact id 'x-1'"),
+                       (registry.releases, "real_data key 'k'")]:
+        with pytest.raises(registry.DeclarationError, match=rf"^paper y: {what} is declared twice$"):
+            part.__wrapped__()                                  # past the cache: the fake papers, not the real
+    late = {"x": types.SimpleNamespace(key="x", notebooks=(Notebook("07_x", upstream=("08_y",)), Notebook("08_y")))}
+    monkeypatch.setattr(registry, "papers", lambda: late)
+    with pytest.raises(registry.DeclarationError,
+                       match=r"^paper x: notebook 07_x reads \['08_y'\], which no earlier notebook declares$"):
+        registry.notebooks.__wrapped__()

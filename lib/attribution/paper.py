@@ -4,13 +4,13 @@
 """
 from __future__ import annotations
 
-from lib.declare import Notebook, Release, artifact_rows
+from lib.declare import Declaration, Notebook, Release, artifact_rows
 
 KEY = "attribution_bias"
 _NB = "06_attribution_fairness"
 
 
-class AttriBench:
+class AttriBench(Declaration):
     key = KEY
     title = "Attribution bias in LLMs (AttriBench)"
     # lib.attribution.build.save (per source: twin or released), then the evaluation when it runs
@@ -45,31 +45,8 @@ class AttriBench:
     ('at-quirks', 'table', '06_attribution_fairness', 'Effect of each release quirk (largest change in a published-level number) and the headline metrics under the faithful (release code) and corrected modes'),
     ])
     releases = (Release("attribench_dir", "lib.attribution.download", readers=(_NB,), accepts_modified=True),)
-
-    def profile_errors(self, profile, where: str) -> list[str]:
-        from lib.attribution import inputs
-
-        return inputs.profile_errors(profile, where)
-
-    def user_rows(self, profile):
-        from lib.attribution import models
-
-        return models.user_rows(profile)
-
-    def prices(self, models=None):
-        from lib.attribution import models as m
-
-        return m.prices(models)
-
-    def published(self, outputs, *, tolerance: float) -> dict:
-        from lib.attribution import published
-
-        return published.build(outputs, tolerance=tolerance)
-
-    def notebook_plans(self, profile, notebook: str, params: dict) -> list:
-        from lib.attribution import runs
-
-        return runs.notebook_plans(profile, notebook, params)
+    # the dry-run plan is built beside the runs it plans (lib.attribution.runs); no plan module
+    modules = {**Declaration.modules, "notebook_plans": "runs"}
 
 
 PAPER = AttriBench()

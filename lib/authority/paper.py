@@ -4,13 +4,13 @@
 """
 from __future__ import annotations
 
-from lib.declare import Notebook, Release, artifact_rows
+from lib.declare import Declaration, Notebook, Release, artifact_rows
 
 KEY = "authority_bias"
 _NB = "05_authority_pilot_regression"
 
 
-class AuthorityBias:
+class AuthorityBias(Declaration):
     key = KEY
     title = "Authority bias in conversational search for paper recommendation"
     notebooks = (Notebook(_NB, plans=True, writes=(
@@ -44,31 +44,6 @@ class AuthorityBias:
     ('ab-quirks', 'table', '05_authority_pilot_regression', 'Effect of each reference-code quirk and the headline numbers under the faithful (reference code) and corrected modes'),
     ])
     releases = (Release("authority_dataset_dir", "lib.authority.corpus", readers=(_NB,)),)
-
-    def profile_errors(self, profile, where: str) -> list[str]:
-        from lib.authority import inputs
-
-        return inputs.profile_errors(profile, where)
-
-    def user_rows(self, profile):
-        from lib.authority import models
-
-        return models.user_rows(profile)
-
-    def prices(self, models=None):
-        from lib.authority import models as m
-
-        return m.prices(models)
-
-    def published(self, outputs, *, tolerance: float) -> dict:
-        from lib.authority import published
-
-        return published.build(outputs, tolerance=tolerance)
-
-    def notebook_plans(self, profile, notebook: str, params: dict) -> list:
-        from lib.authority import plan
-
-        return plan.notebook_plans(profile, notebook, params)
 
 
 PAPER = AuthorityBias()

@@ -6,13 +6,13 @@ registry, the notebook list, the upstream map and the profile's ``real_data`` ke
 """
 from __future__ import annotations
 
-from lib.declare import Notebook, Release, artifact_rows
+from lib.declare import Declaration, Notebook, Release, artifact_rows
 
 KEY = "llmscholarbench"
 _SWEEP, _COLL = "01_calibration", "02_collection"
 
 
-class LLMScholarBench:
+class LLMScholarBench(Declaration):
     key = KEY
     title = "LLMScholarBench: benchmarking and intervention-based auditing of LLM scholar recommendation"
     notebooks = (
@@ -67,31 +67,6 @@ class LLMScholarBench:
                                                                         "04_interventions"), accepts_modified=True),
         Release("raw_responses_dir", "lib.scholar.release", readers=(_SWEEP, _COLL)),
     )
-
-    def profile_errors(self, profile, where: str) -> list[str]:
-        from lib.scholar import inputs
-
-        return inputs.profile_errors(profile, where)
-
-    def user_rows(self, profile):
-        from lib.scholar import models
-
-        return models.user_rows(profile)
-
-    def prices(self, models=None):
-        from lib.scholar import models as m
-
-        return m.prices(models)
-
-    def published(self, outputs, *, tolerance: float) -> dict:
-        from lib.scholar import published
-
-        return published.build(outputs, tolerance=tolerance)
-
-    def notebook_plans(self, profile, notebook: str, params: dict) -> list:
-        from lib.scholar import plan
-
-        return plan.notebook_plans(profile, notebook, params)
 
 
 PAPER = LLMScholarBench()

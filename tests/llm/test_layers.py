@@ -1,77 +1,31 @@
 """lib/llm knows no paper, and its modules import one another without a circle (issue 27).
 
 Read from the source with ``ast`` (nothing is imported): every import, at load time or inside a
-function, of a module under ``lib/llm`` or of ``lib/panel/core.py``.
+function, of a module under ``lib/llm`` or of ``lib/panel/core.py`` (the scanner of
+tests/import_graph.py).
 """
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from import_graph import components, imports, module_name
 
 LIB = Path(__file__).resolve().parents[2] / "lib"
 PAPERS = ("lib.scholar", "lib.authority", "lib.attribution", "lib.groundtruth")
 
 
-def _name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def imported(path: Path, root: Path = LIB) -> set[str]:
-    """Dotted names ``path`` imports (``from a.b import c`` gives ``a.b`` and ``a.b.c``)."""
-    me = _name(path, root)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            out |= {base} | {f"{base}.{a.name}" for a in node.names}
-    return out
-
-
 def paper_imports(files: list[Path], root: Path = LIB) -> list[str]:
-    return sorted(f"{_name(f, root)} imports {m}" for f in files for m in imported(f, root)
+    """Imports of a paper package by ``files``; ``from a import b`` counts as ``a`` and ``a.b``."""
+    return sorted(f"{module_name(f, root)} imports {m}" for f in files for m in imports(f, root)
                   if any(m == p or m.startswith(p + ".") for p in PAPERS))
 
 
 def circles(package: Path, root: Path = LIB) -> list[list[str]]:
     """Import circles among the modules of ``package`` (strongly connected components of 2+ modules)."""
-    mods = {_name(p, root): p for p in sorted(package.rglob("*.py"))}
-    g = {m: {d for d in imported(p, root) if d in mods and d != m} for m, p in mods.items()}
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in g[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(g):
-        if v not in index:
-            visit(v)
-    return out
+    mods = {module_name(p, root): p for p in sorted(package.rglob("*.py"))}
+    g = {m: {d for d in imports(p, root) if d in mods and d != m} for m, p in mods.items()}
+    return [c for c in components(g) if len(c) > 1]
 
 
 def stack_files(root: Path = LIB) -> list[Path]:
