@@ -133,9 +133,13 @@ def fit_logit(X: np.ndarray, y: np.ndarray, predictors: Sequence[str], *, method
         w = np.zeros(A.shape[1])
         converged = False
         for _ in range(5000):
-            grad = At @ (_sigmoid(A @ w) - y)
+            r = A @ w                  # in place: the same arithmetic as σ(clip(Aw)) − y, a third faster
+            r.clip(-500, 500, out=r)
+            expit(r, out=r)
+            r -= y
+            grad = At @ r
             w -= 0.01 * grad           # the reference steps first, then tests the gradient it stepped with
-            if np.max(np.abs(grad)) < 1e-6:
+            if np.abs(grad).max() < 1e-6:
                 converged = True
                 break
         p = _sigmoid(A @ w)            # R² from the unrounded weights, the coefficients reported to 6 dp

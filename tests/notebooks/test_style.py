@@ -14,7 +14,6 @@ write intermediate files by hand (``.to_parquet``, ``.to_csv``, ``pd.read_parque
 """
 import ast
 
-import jupytext
 import pytest
 
 from lib import paths
@@ -127,6 +126,8 @@ def test_six_notebooks_are_checked():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_code_cell_outside_the_parameters_cell_chooses_or_wires(path):
+    import jupytext      # here, not at collection: 1.4 s of import that only this test needs
+
     nb = jupytext.read(path)
     bad = [(i, line, rule) for i, cell in enumerate(nb.cells)
            if cell.cell_type == "code" and "parameters" not in cell.metadata.get("tags", [])
