@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Literal
 
-from lib import artifacts, paths, stats
+from lib import artifacts, paths
 
 Status = Literal["held", "contradicted", "inconclusive", "not applicable"]
 STATUSES = ("held", "contradicted", "inconclusive", "not applicable")
@@ -138,6 +138,8 @@ class Interval:
             return float(self.n_needed)
         if self.n is None:
             return float("nan")
+        from lib import stats      # here: the runner reads the ledger without loading scipy (1 s a start)
+
         return stats.n_to_decide(self.estimate, self.low, self.high, self.threshold, float(self.n),
                                  design=self.design, power=POWER)
 

@@ -356,8 +356,18 @@ def _raise_interrupt(signum, frame):
     raise Interrupted(signum)
 
 
+def _without_the_iri_grammars() -> None:
+    """Keep jsonschema from loading ``rfc3987_syntax``: papermill and jupytext validate notebooks with
+    nbformat, whose jsonschema imports that IRI checker when it is installed (jupyter-events pulls it
+    in), and the import compiles some 40 lark grammars: 2.5 s at every run's start (jsonschema issue
+    #1428). No nbformat schema uses the ``iri`` formats it checks, so validation is unchanged."""
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)     # None: "import rfc3987_syntax" raises ImportError
+
+
 def _prepare_input(notebook: str, out_dir: Path) -> Path:
     """Jupytext percent source -> .ipynb with the companion kernel set (papermill can't read .py)."""
+    _without_the_iri_grammars()
     import jupytext
 
     nb = jupytext.read(paths.NOTEBOOKS / f"{notebook}.py")
@@ -381,6 +391,7 @@ def _clear_previous(notebook: str) -> None:
 
 def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]) -> NotebookRun:
     """Run one notebook through papermill; never raises for a notebook error."""
+    _without_the_iri_grammars()
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
