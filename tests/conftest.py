@@ -87,11 +87,15 @@ def declaration_problems(paper) -> list[str]:
     return bad
 
 
-#: Test files that run whole notebooks, longest first (a clean clone's --durations). Under
-#: ``--dist loadfile`` a file goes to one worker; starting these first keeps both workers busy to the end.
-HEAVY_FIRST = ("project/test_release_profile.py", "test_pipeline.py", "project/test_runner_failures.py",
-               "notebooks/test_smoke_scholar.py", "notebooks/test_smoke_attribution.py",
-               "notebooks/test_smoke_authority.py")
+#: The longest test files, longest first (a quiet run's --durations, summed per file). Under
+#: ``--dist loadfile`` a file goes to one worker; starting the long ones first (the
+#: longest-processing-time rule) keeps both workers busy to the end instead of leaving one to run
+#: a 30 s file alone while the other has finished.
+HEAVY_FIRST = ("project/test_release_profile.py", "notebooks/test_smoke_scholar.py", "llm/test_client.py",
+               "notebooks/test_smoke_attribution.py", "project/test_runner_failures.py", "test_endpoints.py",
+               "test_pipeline.py", "notebooks/test_smoke_authority.py", "panel/test_calibration.py",
+               "authority/test_runs.py", "attribution/test_runs.py", "panel/test_panel.py", "llm/batch/test_run.py",
+               "panel/test_server.py", "authority/test_quirks.py")
 
 
 def pytest_collection_modifyitems(config, items):
