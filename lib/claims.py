@@ -25,7 +25,7 @@ import math
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Literal
 
 from lib import artifacts, paths
@@ -143,6 +143,17 @@ class Interval:
         return stats.n_to_decide(self.estimate, self.low, self.high, self.threshold, float(self.n),
                                  design=self.design, power=POWER)
 
+    def needed_at_published(self) -> float | None:
+        """The deciding size if the true effect were the paper's printed value (this interval's
+        spread, moved to centre on it): a run's small observed effect can make the paper's own
+        sample look too small. None without a printed value on the claim's side of the threshold."""
+        pub = self.published
+        toward = {"above": 1, "below": -1}.get(self.side)
+        if pub is None or toward is None or self.n_needed is not None or toward * (pub - self.threshold) <= 0:
+            return None
+        return replace(self, estimate=pub, low=pub - (self.estimate - self.low),
+                       high=pub + (self.high - self.estimate)).needed()
+
     def record(self) -> dict:
         return {**asdict(self), "outcome": self.outcome, "rule": self.rule()}
 
@@ -200,6 +211,8 @@ def judge(tests, numbers: dict | None = None, note: str = "") -> Verdict:
         worst = max(open_, key=lambda t: (not _nan(t.needed()), t.needed()))
         decide = {"statistic": worst.statistic, "n needed": worst.needed(), "unit": worst.unit,
                   "n now": worst.n, "power": POWER}
+        if (at_pub := worst.needed_at_published()) is not None:
+            decide |= {"published": worst.published, "n needed at published": at_pub}
     return Verdict(status, dict(numbers or {}), detail, [t.record() for t in tests], decide)
 
 
@@ -277,8 +290,12 @@ def reach(decide: dict, knob: Knob | None, profile: str) -> dict:
         out["reached by"] = "none (the estimate sits on the threshold: no sample decides it)"
     else:
         ok = [p for p in SHIPPED if sizes.get(p, 0) >= need]
-        out["reached by"] = ok[0] if ok else ("none of " + "/".join(SHIPPED) +
+        out["reached by"] = ok[0] if ok else ("none of " + "/".join(SHIPPED) + " at this run's effect" +
                                              ("" if knob else f" (it does not grow with a profile parameter)"))
+    at_pub = out.get("n needed at published")
+    if at_pub is not None and not _nan(at_pub) and not math.isinf(at_pub) and sizes:
+        ok = [p for p in SHIPPED if sizes.get(p, 0) >= at_pub]
+        out["reached at published by"] = ok[0] if ok else "none of " + "/".join(SHIPPED)
     return out
 
 
@@ -438,7 +455,11 @@ def decide_cell(rec: dict) -> str:
     by = d.get("reached by")
     per = d.get("n per profile") or {}
     sizes = ", ".join(f"{p} {v:,.0f}" for p, v in per.items())
-    return size + now + (f"; reached by: {by}" if by else "") + (f" ({sizes})" if sizes else "")
+    at_pub = d.get("n needed at published")
+    paper = "" if at_pub is None or _nan(at_pub) else (
+        f"; at the paper's printed {d['published']:.3g}: n ≈ {math.ceil(at_pub):,}"
+        + (f", reached by: {d['reached at published by']}" if d.get("reached at published by") else ""))
+    return size + now + (f"; reached by: {by}" if by else "") + (f" ({sizes})" if sizes else "") + paper
 
 
 def cell_numbers(rec: dict) -> str:

@@ -84,10 +84,30 @@ def test_inconclusive_record_names_the_shipped_profile_that_reaches_the_size(iso
     need = v.decide["n needed"]
     assert v.decide["n per profile"] == pytest.approx({"quick": 100.0, "paper": 100.0 * paper / quick})
     assert v.decide["reached by"] == ("quick" if need <= 100 else "paper" if need <= 100 * paper / quick
-                                      else "none of quick/paper")
+                                      else "none of quick/paper at this run's effect")
     none = claims.reach({"n needed": 1e9, "n now": 10}, knob, "quick")
     assert none["reached by"].startswith("none of quick/paper")
     assert claims.reach({"n needed": 1e9, "n now": 10}, None, "quick")["reached by"].endswith("profile parameter)")
+
+
+def test_the_deciding_size_at_the_papers_printed_effect():
+    """n ∝ 1/d²: the same spread centred on a printed effect 4× the observed one needs 1/16 the units."""
+    small = claims.interval("gap", 0.01, -0.03, 0.05, 0.0, "above", n=100, unit="pairs", design="one-sample",
+                            published=0.04)
+    assert small.outcome == "inconclusive"
+    assert small.needed_at_published() == pytest.approx(small.needed() / 16, rel=0.02)
+    assert small.needed() == pytest.approx(((1.96 + 0.8416) / (0.01 / (0.04 * 10 / 1.96))) ** 2, rel=0.02)
+    # a printed value on the other side of the threshold, or a "no difference" claim: nothing to say
+    assert claims.interval("gap", 0.01, -0.03, 0.05, 0.0, "above", n=100, published=-0.02).needed_at_published() is None
+    assert claims.interval("gap", 0.01, -0.03, 0.05, 0.0, "not above", n=100, published=0.04).needed_at_published() is None
+    v = claims.judge([small])
+    assert v.decide["published"] == 0.04 and v.decide["n needed at published"] == small.needed_at_published()
+    knob = claims.Knob("05_authority_pilot_regression", "queries_per_topic")
+    d = claims.reach(v.decide, knob, "quick")
+    assert d["reached by"].startswith("none of") or d["reached by"] in claims.SHIPPED
+    assert d["reached at published by"] in (*claims.SHIPPED, "none of quick/paper")
+    cell = claims.decide_cell({"status": "inconclusive", "decide": d})
+    assert f"at the paper's printed 0.04: n ≈ {math.ceil(small.needed_at_published()):,}, reached by: " in cell
 
 
 def test_a_failing_check_is_not_applicable_never_held(isolated_outputs):
