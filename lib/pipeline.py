@@ -281,9 +281,13 @@ def _quiet_after_interrupt(log_path: Path) -> None:
     threading.excepthook = lambda a: to_log(f"after the interruption, thread {a.thread}: {a.exc_type.__name__}: "
                                             f"{a.exc_value}")
     sys.unraisablehook = lambda u: to_log(f"after the interruption: {u.exc_type.__name__}: {u.exc_value}")
+    # e.g. asyncio's "Task exception was never retrieved ... DeadKernelError" when the cell's task is
+    # collected; a logger left with no handler would fall back to logging.lastResort, the terminal
+    to_file = logging.FileHandler(log_path, encoding="utf-8", delay=True)
+    to_file.setFormatter(logging.Formatter("after the interruption, %(name)s: %(message)s"))
     for name in ("asyncio", "traitlets", "papermill", "nbclient"):
         lg = logging.getLogger(name)
-        lg.handlers[:] = [h for h in lg.handlers if isinstance(h, logging.FileHandler)]
+        lg.handlers[:] = [h for h in lg.handlers if isinstance(h, logging.FileHandler)] + [to_file]
         lg.propagate = False
 
 
