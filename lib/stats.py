@@ -284,32 +284,42 @@ def bootstrap_over_prompts(
     return (est, float(lo), float(hi))
 
 
-def trend_slope(rank: Iterable[float], values: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
-    """Least-squares slope of ``values`` on an ordinal ``rank`` with a heteroskedasticity-robust
-    (HC1) (1 − α) interval: (slope, low, high).
+def trend_slope(rank: Iterable[float], values: Iterable[float], alpha: float = 0.05,
+                clusters: Iterable | None = None) -> tuple[float, float, float]:
+    """Least-squares slope of ``values`` on an ordinal ``rank`` with a robust (1 − α) interval:
+    (slope, low, high); heteroskedasticity-robust (HC1), or cluster-robust when ``clusters`` labels
+    each value's group.
 
-    Definition: OLS of y on (1, x) (statsmodels), slope β̂ ∓ t_{1−α/2, n−2}·se_HC1(β̂).
+    Definition: OLS of y on (1, x) (statsmodels), slope β̂ ∓ t·se(β̂): se_HC1 with t_{1−α/2, n−2},
+    or, with clusters, the cluster-robust (CR1) se with t_{1−α/2, G−1} for G clusters.
 
     Interpretation: a trend test for "y increases with x" over ordered classes that uses every
     value at once, instead of pairwise comparisons of class means; HC1 because binary or bounded
-    values have a variance that changes with their mean.
+    values have a variance that changes with their mean. Clusters when the values come in groups
+    that share a level (the attempts of one model): the x of a group is fixed, so its values are
+    not independent evidence about the trend, and HC1's interval would be as narrow as if they were.
 
     Edge cases: NaNs are dropped pairwise; fewer than three values or a single rank value give
-    (nan, nan, nan); constant y gives the zero-width interval (0, 0, 0).
+    (nan, nan, nan), and so do fewer than three clusters; constant y gives the zero-width interval
+    (0, 0, 0).
     """
     import statsmodels.api as sm
 
     x = np.asarray(list(rank), dtype=float)
     y = np.asarray(list(values), dtype=float)
-    if x.shape != y.shape:
-        raise ValueError(f"trend_slope: rank has {x.size} values but values has {y.size}")
-    ok = ~(np.isnan(x) | np.isnan(y))
+    g = None if clusters is None else pd.factorize(pd.Series(list(clusters)))[0]
+    if x.shape != y.shape or (g is not None and g.shape != x.shape):
+        raise ValueError(f"trend_slope: rank has {x.size} values but values has {y.size}"
+                         + ("" if g is None else f" and clusters {g.size}"))
+    ok = ~(np.isnan(x) | np.isnan(y)) & (True if g is None else g >= 0)
     x, y = x[ok], y[ok]
-    if x.size < 3 or np.unique(x).size < 2:
+    if x.size < 3 or np.unique(x).size < 2 or (g is not None and np.unique(g[ok]).size < 3):
         return (float("nan"), float("nan"), float("nan"))
     if np.ptp(y) == 0:
         return (0.0, 0.0, 0.0)
-    fit = sm.OLS(y, sm.add_constant(x)).fit(cov_type="HC1", use_t=True)
+    model = sm.OLS(y, sm.add_constant(x))
+    fit = (model.fit(cov_type="HC1", use_t=True) if g is None
+           else model.fit(cov_type="cluster", cov_kwds={"groups": g[ok]}, use_t=True))
     lo, hi = fit.conf_int(alpha)[1]
     return (float(fit.params[1]), float(lo), float(hi))
 

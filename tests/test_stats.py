@@ -142,6 +142,31 @@ def test_trend_slope_matches_least_squares_by_hand():
         stats.trend_slope([0, 1], [1, 2, 3])
 
 
+def test_trend_slope_with_clusters_is_the_cr1_interval_by_hand():
+    """Cluster-robust (CR1) by hand: V = c·(X'X)⁻¹ Σ_g (X_g'u_g)(X_g'u_g)' (X'X)⁻¹ with
+    c = G/(G−1)·(n−1)/(n−k), and t with G−1 degrees of freedom."""
+    from scipy import stats as st
+
+    rng = np.random.default_rng(5)
+    g = np.repeat(np.arange(8), 25)
+    x = (g // 2).astype(float)                                   # two clusters per rank
+    y = 0.3 - 0.02 * x + rng.normal(0, 0.1, 8)[g] + rng.normal(0, 0.01, g.size)
+    slope, lo, hi = stats.trend_slope(x, y, clusters=[f"m{i}" for i in g])
+    X = np.column_stack([np.ones_like(x), x])
+    bread = np.linalg.inv(X.T @ X)
+    beta = bread @ X.T @ y
+    u = y - X @ beta
+    meat = sum(np.outer(X[g == c].T @ u[g == c], X[g == c].T @ u[g == c]) for c in range(8))
+    n, k, G = x.size, 2, 8
+    se = np.sqrt((G / (G - 1) * (n - 1) / (n - k) * bread @ meat @ bread)[1, 1])
+    t = st.t.ppf(0.975, G - 1)
+    assert slope == pytest.approx(beta[1]) and (lo, hi) == pytest.approx((beta[1] - t * se, beta[1] + t * se))
+    assert hi - lo > 5 * (stats.trend_slope(x, y)[2] - stats.trend_slope(x, y)[1])   # far wider than HC1
+    assert all(np.isnan(stats.trend_slope(x, y, clusters=g % 2)))                      # fewer than 3 clusters
+    with pytest.raises(ValueError, match="clusters 3"):
+        stats.trend_slope([0, 1, 2, 3], [1, 2, 3, 4], clusters=[1, 2, 3])
+
+
 def test_n_to_decide_is_the_textbook_sample_size():
     from scipy import stats as st
 

@@ -181,7 +181,8 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
                      COLLECTION)
 
     def size(claim, metric, direction):
-        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, COLLECTION)
+        # no knob: the trend rests on the models (its clusters), which no profile parameter adds
+        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, None)
 
     return (
         b(cb.ACCESS_REFUSALS, cb.group_difference, "access", "open", "proprietary", "refusal_pct"),

@@ -6,7 +6,7 @@ a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision
 :mod:`lib.scholar.claims_rules`: "A is higher than B" is judged on the 95 % interval of A − B
 against 0 (Newcombe's hybrid score interval for refusal/validity, Welch's t otherwise), all
 per-attempt values of a group pooled (reference §2.10); "increases with size" on the slope of the
-per-attempt values on the ordinal size class with its HC1 interval (:func:`lib.stats.trend_slope`).
+per-attempt values on the ordinal size class with its interval cluster-robust by model (:func:`lib.stats.trend_slope`).
 A missing group or metric (e.g. consistency with one run on the tiny profile) gives ``not
 applicable`` with the reason.
 """
@@ -65,7 +65,9 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
                group: str = "size_class", order=SIZE_ORDER) -> Verdict:
     """``metric`` increases (or decreases) with model size: the least-squares slope of the
     per-attempt values on the ordinal size class (0, 1, … over the classes present, in size
-    order) with its HC1 95 % interval (:func:`lib.stats.trend_slope`), against 0."""
+    order) with its 95 % interval, cluster-robust by model (:func:`lib.stats.trend_slope`): the
+    seeds showed the attempt-level HC1 interval far too narrow (the consistency slope held at one
+    seed and was contradicted at two others, each interval excluding 0), against 0."""
     if direction not in ("increase", "decrease"):
         raise ValueError(f"size_trend: direction must be 'increase' or 'decrease', got {direction!r}")
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
@@ -74,14 +76,16 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
         return not_applicable(f"{metric}: fewer than two size classes with two values", {"classes": present})
     d = d[d[group].isin(present)]
     rank = d[group].map({s: i for i, s in enumerate(present)})
-    slope, lo, hi = stats.trend_slope(rank, d["metric_value"])
+    # the size class is a property of the model: the attempts of one model are one cluster
+    slope, lo, hi = stats.trend_slope(rank, d["metric_value"], clusters=d["model"])
     means = d.groupby(group)["metric_value"].mean().reindex(present)
     nums = {f"{metric} {s}": float(means[s]) for s in present}
     nums["n"] = [int((d[group] == s).sum()) for s in present]
+    nums["models"] = [int(d.loc[d[group] == s, "model"].nunique()) for s in present]
     side = "above" if direction == "increase" else "below"
-    return judge([interval(f"{metric} slope per size class", slope, lo, hi, 0.0, side, test="OLS trend, HC1",
-                           n=len(d), unit="attempts", design="one-sample")], nums,
-                 f"size classes in order {', '.join(present)}")
+    return judge([interval(f"{metric} slope per size class", slope, lo, hi, 0.0, side,
+                           test="OLS trend, cluster-robust by model", n=int(d["model"].nunique()), unit="models",
+                           design="one-sample")], nums, f"size classes in order {', '.join(present)}")
 
 
 def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:

@@ -86,16 +86,23 @@ def constrained_lowers_factuality(long: pd.DataFrame) -> Verdict:
     return _directional(long, params, "factuality_author", "lower", "factuality")
 
 
+#: The three diversities the paper says the general prompt leaves unchanged.
+UNCHANGED = ("diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit")
+
+
 def general_gender_only(long: pd.DataFrame) -> Verdict:
-    """The diverse prompt raises diversity_gender (CI above 0) and none of the other three
-    diversities: their CIs do not lie above 0 (the paper's "only gender")."""
+    """The diverse prompt raises diversity_gender (95 % CI above 0) and none of the other three
+    diversities: their CIs do not lie above 0 (the paper's "only gender"). The three "no rise"
+    statistics are one family, each at 1 − 0.05/3 (Bonferroni): at 95 % apiece, one of three
+    unchanged diversities lies above 0 by chance at about one seed in 14, and the seeds showed it."""
     before, after, used = cp.constrained_pairs(long, [DIVERSE])
     tests = []
-    for metric in ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit"):
+    for metric in ("diversity_gender", *UNCHANGED):
         b, a = _values(before, metric), _values(after, metric)
         if len(b) < 2 or len(a) < 2:
             return not_applicable(f"{metric}: fewer than two values before ({len(b)}) or after ({len(a)})")
-        tests.append(compared(b, a, metric, f"{metric} change", "above" if metric == "diversity_gender" else "not above"))
+        tests.append(compared(b, a, metric, f"{metric} change", "not above" if metric in UNCHANGED else "above",
+                              alpha=0.05 / len(UNCHANGED) if metric in UNCHANGED else 0.05))
     return judge(tests, {"before prompt": used})
 
 

@@ -55,8 +55,12 @@ def test_of(metric: str) -> str:
     return "Newcombe hybrid score" if metric in BINARY_METRICS else "Welch t"
 
 
-def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str = "above") -> Interval:
-    """The :func:`difference` b − a as a judged statistic against 0 (n = the smaller side, per group)."""
-    d = difference(a, b, metric)
+def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str = "above",
+             alpha: float = 0.05) -> Interval:
+    """The :func:`difference` b − a as a judged statistic against 0 (n = the smaller side, per group),
+    on its (1 − ``alpha``) interval (named in the test when not 95 %)."""
+    d = difference(a, b, metric, alpha)
     n = min(int(a.notna().sum()), int(b.notna().sum()))
-    return interval(statistic, d["diff"], *d["ci"], 0.0, side, test=test_of(metric), n=n, unit="attempts per group")
+    level = "" if alpha == 0.05 else f", {100 * (1 - alpha):.4g} % interval"
+    return interval(statistic, d["diff"], *d["ci"], 0.0, side, test=test_of(metric) + level, n=n,
+                    unit="attempts per group")

@@ -29,25 +29,52 @@ def test_group_difference_held_contradicted_inconclusive_and_na():
     assert na.status == "not applicable" and na.numbers["n proprietary"] == 0
 
 
+def _sized(metric, value_map, models_per_class=3):
+    """Per size class, its values spread over ``models_per_class`` models (m-S-0, m-S-1, ...)."""
+    d = _rows(metric, "size_class", value_map)
+    d["model"] = d["model"] + "-" + (d["replicate"] % models_per_class).astype(str)
+    return d
+
+
 def test_size_trend():
     rng = np.random.default_rng(0)
     vals = {s: list(np.clip(rng.normal(mu, 0.02, 30), 0, 1)) for s, mu in zip(cb.SIZE_ORDER, (0.2, 0.15, 0.1, 0.05))}
-    dup = _rows("duplicates", "size_class", vals)
+    dup = _sized("duplicates", vals)
     v = cb.size_trend(dup, "duplicates", direction="decrease")
     # the OLS slope on the size rank: the class means fall by 0.05 per class
     assert v.status == "held" and v.tests[0]["estimate"] == pytest.approx(-0.05, abs=0.005)
-    assert v.tests[0]["test"] == "OLS trend, HC1"
+    assert v.tests[0]["test"] == "OLS trend, cluster-robust by model" and v.tests[0]["n"] == 12
+    assert v.numbers["models"] == [3, 3, 3, 3]
     assert cb.size_trend(dup, "duplicates", direction="increase").status == "contradicted"
     # XL above S, but the middle classes run against the trend: a trend test over all classes
     # (slope −0.02 per class, its interval across 0), not the pairwise XL − S, decides: inconclusive
     bumpy = {"S": [0.35] * 20 + [0.25] * 20, "M": [0.9] * 40, "L": [0.1] * 40, "XL": [0.55] * 20 + [0.45] * 20}
-    vb = cb.size_trend(_rows("x", "size_class", bumpy), "x", direction="increase")
+    vb = cb.size_trend(_sized("x", bumpy), "x", direction="increase")
     assert vb.status == "inconclusive" and vb.tests[0]["estimate"] == pytest.approx(-0.02)
     one = _rows("consistency", "size_class", {"S": [0.3, 0.4]})
     assert cb.size_trend(one, "consistency", direction="decrease").status == "not applicable"
     assert cb.size_trend(dup.iloc[:0], "consistency").status == "not applicable"
     with pytest.raises(ValueError, match="direction"):
         cb.size_trend(dup, "duplicates", direction="down")
+
+
+def test_size_trend_counts_models_not_attempts():
+    """Two models per class whose levels differ by far more than the classes' trend: 40 attempts
+    each make an attempt-level (HC1) interval exclude 0, yet with 8 models the slope is not decided.
+    The seeds of the quick profile showed this: consistency's slope held at one seed and was
+    contradicted at two, every interval excluding 0."""
+    rng = np.random.default_rng(1)
+    level = {"S": (0.10, 0.50), "M": (0.05, 0.45), "L": (0.40, 0.12), "XL": (0.35, 0.02)}
+    rows = {s: [] for s in level}
+    for s, (m0, m1) in level.items():
+        rows[s] = [m0 + rng.normal(0, 0.01) if i % 2 == 0 else m1 + rng.normal(0, 0.01) for i in range(80)]
+    d = _sized("consistency", rows, models_per_class=2)
+    v = cb.size_trend(d, "consistency", direction="decrease")
+    from lib import stats
+    rank = d["size_class"].map({s: i for i, s in enumerate(cb.SIZE_ORDER)})
+    _, lo, hi = stats.trend_slope(rank, d["metric_value"])                       # attempts as independent
+    assert hi < 0                                                                 # HC1 would hold it
+    assert v.status == "inconclusive" and v.tests[0]["low"] < 0 < v.tests[0]["high"] and v.tests[0]["n"] == 8
 
 
 def test_task_factuality_gap():

@@ -56,6 +56,10 @@ def test_general_gender_only():
     assert cpc.general_gender_only(_general()).status == "held"
     assert cpc.general_gender_only(_general(eth_after=0.8)).status == "contradicted"   # ethnicity rose too
     assert cpc.general_gender_only(_general(gender_after=0.4)).status == "inconclusive"  # gender unmoved
+    # the three "no rise" statistics are one family (Bonferroni): each on its 1 − 0.05/3 interval
+    tests = {t["statistic"]: t for t in cpc.general_gender_only(_general()).tests}
+    assert tests["diversity_gender change"]["test"] == "Welch t"
+    assert [tests[f"{m} change"]["test"] for m in cpc.UNCHANGED] == ["Welch t, 98.33 % interval"] * 3
 
 
 def _rag(flash_after=0.4, pro_after=0.9, div_after=0.3):
