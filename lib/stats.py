@@ -94,6 +94,29 @@ def welch_diff(a: Iterable[float], b: Iterable[float], alpha: float = 0.05) -> t
     return (d, d - half, d + half)
 
 
+def small_effect(a: Iterable[float], b: Iterable[float], d: float = 0.2) -> float:
+    """The smallest difference of means that counts as a change: ``d`` pooled standard deviations.
+
+    Definition: d · s_p, s_p = √(((n_a − 1)s_a² + (n_b − 1)s_b²)/(n_a + n_b − 2)) over the
+    non-missing values (ddof = 1 each); for 0/1 values s_p is the pooled Bernoulli spread.
+
+    Interpretation: the equivalence margin of a "no change" claim. d = 0.2 is Cohen's (1988)
+    "small" standardised effect: a change under it is too small to count as one, so a claim that
+    something does not move is held when the interval of the change lies inside the margin and
+    contradicted when it lies beyond it, instead of being contradicted by any significant change
+    once the sample is large.
+
+    Edge cases: fewer than two values on a side give nan; constant sides give 0.
+    """
+    x = np.asarray(list(a), dtype=float)
+    y = np.asarray(list(b), dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if x.size < 2 or y.size < 2:
+        return float("nan")
+    pooled = ((x.size - 1) * x.var(ddof=1) + (y.size - 1) * y.var(ddof=1)) / (x.size + y.size - 2)
+    return float(d * np.sqrt(pooled))
+
+
 def t_ci(values: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
     """Student-t interval for a mean: (mean, low, high).
 

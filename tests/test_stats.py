@@ -209,3 +209,12 @@ def test_stats_names_no_paper_metric():
     df = pd.DataFrame({"g": ["a", "a"], "metric_name": ["validity_pct"] * 2, "metric_value": [1, 0]})
     t = stats.aggregate_per_group(df, ["g", "metric_name"], binary=())     # not named binary: a t interval
     assert (t["ci_low"].iloc[0], t["ci_high"].iloc[0]) == pytest.approx(stats.t_ci([1, 0])[1:])
+
+
+def test_small_effect_is_a_fifth_of_the_pooled_sd():
+    # a = 1, 2, 3 (s² = 1), b = 2, 4, 6, 8 (s² = 20/3): pooled s² = (2·1 + 3·20/3)/5 = 22/5
+    assert stats.small_effect([1, 2, 3], [2, 4, 6, 8]) == pytest.approx(0.2 * np.sqrt(22 / 5))
+    assert stats.small_effect([1, 2, 3, np.nan], [2, 4, 6, 8], d=0.5) == pytest.approx(0.5 * np.sqrt(22 / 5))
+    # 0/1 values: the pooled Bernoulli spread (ddof 1): 3 of 6 and 3 of 6, s² = 0.3 each
+    assert stats.small_effect([1, 1, 1, 0, 0, 0], [1, 0, 1, 0, 1, 0]) == pytest.approx(0.2 * np.sqrt(0.3))
+    assert np.isnan(stats.small_effect([1], [1, 2])) and stats.small_effect([2, 2], [5, 5]) == 0

@@ -180,22 +180,27 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
         return Check(claim, fn, ("baseline",), NB03, {} if not args else dict(zip(("group", "higher", "lower", "metric"), args)),
                      COLLECTION)
 
+    def kinds(claim, group, higher, lower, metric):
+        # no knob: the groups are kinds of model, and the interval rests on the models (its clusters)
+        return Check(claim, cb.group_difference, ("baseline",), NB03, {"group": group, "higher": higher, "lower": lower,
+                                                                     "metric": metric, "by_model": True}, None)
+
     def size(claim, metric, direction):
         # no knob: the trend rests on the models (its clusters), which no profile parameter adds
         return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, None)
 
     return (
-        b(cb.ACCESS_REFUSALS, cb.group_difference, "access", "open", "proprietary", "refusal_pct"),
-        b(cb.ACCESS_VALIDITY, cb.group_difference, "access", "open", "proprietary", "validity_pct"),
-        b(cb.ACCESS_FACTUALITY, cb.group_difference, "access", "proprietary", "open", "factuality_author"),
-        b(cb.ACCESS_PARITY, cb.group_difference, "access", "proprietary", "open", "parity_gender"),
-        b(cb.ACCESS_CONSISTENCY, cb.group_difference, "access", "proprietary", "open", "consistency"),
+        kinds(cb.ACCESS_REFUSALS, "access", "open", "proprietary", "refusal_pct"),
+        kinds(cb.ACCESS_VALIDITY, "access", "open", "proprietary", "validity_pct"),
+        kinds(cb.ACCESS_FACTUALITY, "access", "proprietary", "open", "factuality_author"),
+        kinds(cb.ACCESS_PARITY, "access", "proprietary", "open", "parity_gender"),
+        kinds(cb.ACCESS_CONSISTENCY, "access", "proprietary", "open", "consistency"),
         size(cb.SIZE_VALIDITY, "validity_pct", "increase"),
         size(cb.SIZE_REFUSALS, "refusal_pct", "increase"),
         size(cb.SIZE_DUPLICATES, "duplicates", "decrease"),
         size(cb.SIZE_CONSISTENCY, "consistency", "decrease"),
-        b(cb.REASONING_VALIDITY, cb.group_difference, "model_class", "non-reasoning", "reasoning", "validity_pct"),
-        b(cb.REASONING_FACTUALITY, cb.group_difference, "model_class", "reasoning", "non-reasoning", "factuality_author"),
+        kinds(cb.REASONING_VALIDITY, "model_class", "non-reasoning", "reasoning", "validity_pct"),
+        kinds(cb.REASONING_FACTUALITY, "model_class", "reasoning", "non-reasoning", "factuality_author"),
         b(cb.TASK_FACTUALITY, cb.task_factuality_gap),
         b(cb.SENIORITY_SENIOR, cb.group_difference, "param", "senior", "early_career", "factuality_seniority"),
         Check(TEMP_VALIDITY, temperature_effect, ("sweep",), NB04, {"metric": "validity_pct"}, SWEEP),

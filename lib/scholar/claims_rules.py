@@ -56,11 +56,21 @@ def test_of(metric: str) -> str:
 
 
 def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str = "above",
-             alpha: float = 0.05) -> Interval:
-    """The :func:`difference` b − a as a judged statistic against 0 (n = the smaller side, per group),
-    on its (1 − ``alpha``) interval (named in the test when not 95 %)."""
+             alpha: float = 0.05, threshold: float = 0.0) -> Interval:
+    """The :func:`difference` b − a as a judged statistic against ``threshold`` (n = the smaller
+    side, per group), on its (1 − ``alpha``) interval (named in the test when not 95 %)."""
     d = difference(a, b, metric, alpha)
     n = min(int(a.notna().sum()), int(b.notna().sum()))
     level = "" if alpha == 0.05 else f", {100 * (1 - alpha):.4g} % interval"
-    return interval(statistic, d["diff"], *d["ci"], 0.0, side, test=test_of(metric) + level, n=n,
+    return interval(statistic, d["diff"], *d["ci"], threshold, side, test=test_of(metric) + level, n=n,
                     unit="attempts per group")
+
+
+def no_rise(a: pd.Series, b: pd.Series, metric: str, statistic: str, alpha: float = 0.05) -> Interval:
+    """"``metric`` does not rise from a to b" as an equivalence statement: the change b − a lies
+    below the smallest rise that counts, Cohen's small effect (0.2 pooled SD,
+    :func:`lib.stats.small_effect`). Held when the interval lies under that margin, contradicted
+    when it lies above it, inconclusive across it; judged against 0 instead, any small true rise
+    contradicts the claim once the sample is large (the paper profile showed it)."""
+    margin = stats.small_effect(a, b)
+    return compared(a, b, metric, f"{statistic} (margin 0.2 SD = {margin:.3g})", "below", alpha, margin)

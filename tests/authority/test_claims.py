@@ -131,6 +131,12 @@ def test_instruction_claims():
     assert ac.mild_instruction(tab11(mild=(0.33, 0.215, 0.01), discordant=(0, 300, 191))).status == "inconclusive"
     assert held(ac.boost_unmoved(t))
     assert ac.boost_unmoved(tab11(base=(0.44, 0.30), strong=(0.311, 0.15, 0.001))).status == "contradicted"
+    # "barely moves" is an equivalence margin, 0.2 pooled SD (≈ 0.083 at a boost rate near 0.22):
+    # −3 pp on 20,000 pairs is significant against 0 yet under the margin, so held; on 300 pairs
+    # the interval reaches past the margin, so inconclusive, not held by a small sample
+    big = ac.boost_unmoved(tab11(base=(0.44, 0.24), strong=(0.311, 0.21, 0.001), n=20000))
+    assert held(big) and big.tests[1]["high"] < 0 and big.tests[1]["threshold"] == pytest.approx(0.2 * np.sqrt(0.225 * 0.775), abs=1e-3)
+    assert ac.boost_unmoved(tab11(base=(0.44, 0.27), strong=(0.311, 0.21, 0.001), n=300)).status == "inconclusive"
     assert ac.strong_instruction(t[t["instruction"] != "content_first"]).status == "not applicable"
 
 

@@ -29,6 +29,38 @@ def test_group_difference_held_contradicted_inconclusive_and_na():
     assert na.status == "not applicable" and na.numbers["n proprietary"] == 0
 
 
+def test_group_difference_by_model_counts_models_not_attempts():
+    """Three proprietary and three open models whose levels differ far more than the groups do: 60
+    attempts each make the attempt-level Welch interval exclude 0, yet six models do not decide it.
+    The paper profile showed this: proprietary − open parity +0.051 [+0.047, +0.055] at one seed,
+    −0.024 [−0.031, −0.017] at another."""
+    rng = np.random.default_rng(2)
+    levels = {"proprietary": (0.30, 0.55, 0.80), "open": (0.20, 0.50, 0.75)}
+    rows = []
+    for g, ls in levels.items():
+        for i, level in enumerate(ls):
+            for r in range(60):
+                rows.append({"model": f"{g}-{i}", "access": g, "metric_name": "parity_gender",
+                             "metric_value": level + rng.normal(0, 0.02)})
+    d = pd.DataFrame(rows)
+    pooled = cb.group_difference(d, "access", "proprietary", "open", "parity_gender")
+    assert pooled.status == "held" and pooled.tests[0]["test"] == "Welch t"
+    v = cb.group_difference(d, "access", "proprietary", "open", "parity_gender", by_model=True)
+    t = v.tests[0]
+    means = d.groupby("access")["metric_value"].mean()
+    assert t["estimate"] == pytest.approx(means["proprietary"] - means["open"])     # the same attempt-pooled means
+    assert v.status == "inconclusive" and t["low"] < 0 < t["high"]
+    assert t["test"] == "difference of means, cluster-robust by model" and t["n"] == 3 and t["unit"] == "models per group"
+    assert v.numbers["models proprietary"] == 3 and v.decide["n needed"] > 3
+    # a gap far larger than the spread between models is decided on six models too
+    far = d.assign(metric_value=d["metric_value"] + np.where(d["access"] == "proprietary", 1.0, 0.0))
+    assert cb.group_difference(far, "access", "proprietary", "open", "parity_gender", by_model=True).status == "held"
+    # one model on a side: the spread between its models is unknown
+    one = d[d["model"].isin(["proprietary-0", "open-0", "open-1"])]
+    na = cb.group_difference(one, "access", "proprietary", "open", "parity_gender", by_model=True)
+    assert na.status == "not applicable" and "fewer than two models" in na.detail
+
+
 def _sized(metric, value_map, models_per_class=3):
     """Per size class, its values spread over ``models_per_class`` models (m-S-0, m-S-1, ...)."""
     d = _rows(metric, "size_class", value_map)

@@ -42,13 +42,13 @@ def test_equal_gender_diversity_and_factuality_cost():
     assert cpc.constrained_lowers_factuality(_gender(female=0.95, equal=0.95, male=0.95)).status == "contradicted"
 
 
-def _general(gender_after=0.8, eth_after=0.4):
-    parts = [_rows("m1", "top_k", "top_100", m, 0.4) for m in
+def _general(gender_after=0.8, eth_after=0.4, pub_after=0.4, n=400):
+    parts = [_rows("m1", "top_k", "top_100", m, 0.4, n=n) for m in
              ("diversity_gender", "diversity_ethnicity", "diversity_prominence_pub", "diversity_prominence_cit")]
-    parts += [_rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_gender", gender_after),
-              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_ethnicity", eth_after),
-              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_pub", 0.4),
-              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_cit", 0.35)]
+    parts += [_rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_gender", gender_after, n=n),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_ethnicity", eth_after, n=n),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_pub", pub_after, n=n),
+              _rows("m1", "biased_top_k", "top_100_bias_diverse", "diversity_prominence_cit", 0.35, n=n)]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -57,9 +57,28 @@ def test_general_gender_only():
     assert cpc.general_gender_only(_general(eth_after=0.8)).status == "contradicted"   # ethnicity rose too
     assert cpc.general_gender_only(_general(gender_after=0.4)).status == "inconclusive"  # gender unmoved
     # the three "no rise" statistics are one family (Bonferroni): each on its 1 − 0.05/3 interval
-    tests = {t["statistic"]: t for t in cpc.general_gender_only(_general()).tests}
+    tests = {t["statistic"].split(" (")[0]: t for t in cpc.general_gender_only(_general()).tests}
     assert tests["diversity_gender change"]["test"] == "Welch t"
     assert [tests[f"{m} change"]["test"] for m in cpc.UNCHANGED] == ["Welch t, 98.33 % interval"] * 3
+
+
+def test_general_gender_only_no_rise_is_an_equivalence_margin():
+    """"No rise" is judged against the smallest rise that counts (0.2 pooled SD), not against 0."""
+    from lib import stats
+
+    spread = 0.4 + 0.05 * np.linspace(-1, 1, 2000)                         # the fixture's values
+    sd = float(np.std(spread, ddof=1))
+    assert stats.small_effect(spread, spread + 1) == pytest.approx(0.2 * sd)
+    # a rise of 0.1 SD on 2,000 attempts per group: significant against 0, but under the margin: held
+    small = cpc.general_gender_only(_general(pub_after=0.4 + 0.1 * sd, n=2000))
+    pub = next(t for t in small.tests if t["statistic"].startswith("diversity_prominence_pub"))
+    assert pub["low"] > 0 and pub["threshold"] == pytest.approx(0.2 * sd, rel=1e-3) and pub["side"] == "below"
+    assert small.status == "held"
+    # a rise of 0.5 SD: beyond the margin: contradicted
+    assert cpc.general_gender_only(_general(pub_after=0.4 + 0.5 * sd, n=2000)).status == "contradicted"
+    # 30 attempts per group cannot show a change under 0.2 SD: inconclusive, with the size that decides it
+    few = cpc.general_gender_only(_general(n=30))
+    assert few.status == "inconclusive" and few.decide["n needed"] > 30
 
 
 def _rag(flash_after=0.4, pro_after=0.9, div_after=0.3):
