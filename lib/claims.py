@@ -36,8 +36,11 @@ STATUSES = ("held", "contradicted", "inconclusive", "not applicable")
 RULE = ("held: the 95 % interval of each statistic lies on the claim's side of its threshold; contradicted: "
         "an interval lies on the other side; inconclusive: an interval contains its threshold; not applicable: "
         "the data at hand cannot test the claim (no model of the named kind, too few valid answers)")
-#: Sides of a threshold a claim can take. "not above" / "not below" are the paper's own "no significant
-#: difference" claims: held while the interval reaches the threshold, contradicted when it lies beyond.
+#: Sides of a threshold a claim can take. "not above" / "not below" are the side conditions of a
+#: compound claim in the paper's own words ("lowest or not significantly above the lowest"): held
+#: while the interval reaches the threshold, contradicted when it lies beyond. A claim that something
+#: does not change is instead "below" (and "above") an equivalence margin, the smallest change that
+#: counts (:func:`lib.stats.small_effect`), so that it is decided by the data and not by the sample size.
 SIDES = ("above", "below", "not above", "not below")
 KEY_NUMBERS = 4  # numbers shown in the per-paper table; all of them are in the details below it
 POWER = 0.8      # the power at which an inconclusive claim's deciding sample size is computed
@@ -94,6 +97,7 @@ class Interval:
     published: float | None = None
     can_contradict: bool = True
     n_needed: float | None = None   # precomputed deciding size (a test the interval scaling does not fit)
+    alpha: float = 0.05             # the interval is (1 − alpha): a family's Bonferroni share is narrower than 0.05
 
     def __post_init__(self):
         if self.side not in SIDES:
@@ -141,7 +145,7 @@ class Interval:
         from lib import stats      # here: the runner reads the ledger without loading scipy (1 s a start)
 
         return stats.n_to_decide(self.estimate, self.low, self.high, self.threshold, float(self.n),
-                                 design=self.design, power=POWER)
+                                 design=self.design, alpha=self.alpha, power=POWER)
 
     def needed_at_published(self) -> float | None:
         """The deciding size if the true effect were the paper's printed value (this interval's
@@ -234,7 +238,7 @@ def deciding(rec: dict) -> dict | None:
         return next((t for t in pick if t["statistic"] == name), pick[0])
     if status == "held":   # the directional statistic closest to its threshold ("no difference" ones last)
         strict = [t for t in pick if t["side"] in ("above", "below")] or pick
-        return min(strict, key=lambda t: Interval(**{k: t[k] for k in _FIELDS}).margin)
+        return min(strict, key=lambda t: Interval(**{k: t[k] for k in _FIELDS if k in t}).margin)
     return pick[0]
 
 

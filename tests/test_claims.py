@@ -61,6 +61,19 @@ def test_the_inconclusive_verdict_carries_the_size_that_decides_it():
     assert v.decide["n now"] == 100
 
 
+def test_the_deciding_size_of_a_narrower_alpha_interval_reads_its_own_level():
+    """A family's Bonferroni interval (98.33 %) is wider for the same spread: its deciding size uses
+    its own z, both for the spread and for the power calculation, not 95 %'s."""
+    a = 0.05 / 3
+    z = st.norm.ppf(1 - a / 2)
+    half = z * 1.0 * math.sqrt(2 / 100)                   # σ = 1 on 100 per group
+    it = claims.interval("d", 0.2, 0.2 - half, 0.2 + half, 0.0, "above", n=100, alpha=a)
+    textbook = 2 * ((z + st.norm.ppf(0.8)) / 0.2) ** 2    # d = 0.2 / σ
+    assert it.outcome == "inconclusive" and it.needed() == pytest.approx(textbook, rel=0.01)
+    # read at 95 %, the same interval gives a spread 2.39/1.96 too wide and a size 12 % too large
+    assert claims.interval("d", 0.2, 0.2 - half, 0.2 + half, n=100).needed() > 1.1 * textbook
+
+
 def test_held_contradicted_and_inconclusive_are_recorded_with_rule_and_numbers(isolated_outputs, monkeypatch):
     monkeypatch.setenv("COMPANION_NOTEBOOK", "04_interventions")
     assert claims.check(CLAIM, change_check, -0.3, -0.1, synthetic=True).status == "held"

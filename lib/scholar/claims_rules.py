@@ -63,7 +63,7 @@ def compared(a: pd.Series, b: pd.Series, metric: str, statistic: str, side: str 
     n = min(int(a.notna().sum()), int(b.notna().sum()))
     level = "" if alpha == 0.05 else f", {100 * (1 - alpha):.4g} % interval"
     return interval(statistic, d["diff"], *d["ci"], threshold, side, test=test_of(metric) + level, n=n,
-                    unit="attempts per group")
+                    unit="attempts per group", alpha=alpha)
 
 
 def no_rise(a: pd.Series, b: pd.Series, metric: str, statistic: str, alpha: float = 0.05) -> Interval:
