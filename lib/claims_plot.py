@@ -91,8 +91,11 @@ def write_all(recs: list[dict]) -> list:
         import matplotlib.pyplot as plt        # only for a paper with records (0.4 s a run otherwise)
 
         paths.ensure(paths.FIGURES)
-        fig = forest(rows, f"{title}: claims ledger")
-        artifacts.atomic_write(path, lambda p: fig.savefig(p, dpi=130, format="png"))
+        labels = sorted({claims.label(r) for r in rows} - {"real"})
+        data = f" ({' and '.join(labels)} data)" if labels else ""
+        fig = forest(rows, f"{title}: claims ledger{data}")
+        # tight: the statistic beside each row runs past the figure's right edge
+        artifacts.atomic_write(path, lambda p: fig.savefig(p, dpi=130, format="png", bbox_inches="tight"))
         plt.close(fig)
         out.append(path)
     return out

@@ -65,3 +65,26 @@ def test_write_all_writes_one_png_per_paper_with_claims(isolated_outputs):
     assert sorted(p.name for p in paths.FIGURES.iterdir()) == [f"claims-{AB}.png"]
     assert claims_plot.write_markdown() == {"held": 1, "contradicted": 0, "inconclusive": 0, "not applicable": 0}
     assert "figures/claims-authority_bias.png" in paths.CLAIMS.read_text()
+
+
+def test_the_saved_plot_keeps_the_whole_statistic_and_says_synthetic(isolated_outputs, monkeypatch):
+    long = "diversity_prominence_cit change (0.2 SD margin)"
+    claims.check(claims.Claim("ab-x", AB, "§1", "s"),
+                 lambda: claims.judge([claims.interval(long, 0.0279, -0.0203, 0.0762, 0.0383, "below", n=39)]),
+                 synthetic=True, notebook="05_authority_pilot_regression")
+    titles = []
+    forest = claims_plot.forest
+    monkeypatch.setattr(claims_plot, "forest", lambda recs, title: titles.append(title) or forest(recs, title))
+    path, = claims_plot.write_all(claims.records())
+    assert titles[0].endswith("claims ledger (synthetic data)")
+    import numpy as np
+    from PIL import Image
+
+    # the row's text "… below 0.0383" runs past the 11 in figure's right edge: the saved box
+    # keeps it, so the image ends in white padding instead of in cut glyphs
+    fig = forest(claims.records(), titles[0])
+    fig.draw_without_rendering()
+    text = next(t for t in fig.axes[0].texts if t.get_text().startswith(long))
+    assert text.get_window_extent().x1 > fig.get_size_inches()[0] * fig.dpi
+    px = np.asarray(Image.open(path).convert("L"))
+    assert (px[:, -8:] == 255).all() and (px[:, :-8] < 200).any()

@@ -410,9 +410,9 @@ def boost_unmoved(tab11: pd.DataFrame) -> Verdict:
                                                                           _counts(b, "boost_rate", "boost_pairs"))))
     return judge([interval("flip-rate reduction (content-first)", red, rlo, rhi, 0.0, "above",
                            test="paired Wald (McNemar)", n=n, unit="pairs", design="one-sample", published=0.129),
-                  interval(f"boost-rate change (margin 0.2 SD = {m:.3g})", d, lo, hi, m, "below", test="Newcombe",
+                  interval("boost-rate change (0.2 SD margin)", d, lo, hi, m, "below", test="Newcombe",
                            n=nb, unit="pairs", published=-0.008),
-                  interval(f"boost-rate change (margin 0.2 SD = {m:.3g})", d, lo, hi, -m, "above", test="Newcombe",
+                  interval("boost-rate change (0.2 SD margin)", d, lo, hi, -m, "above", test="Newcombe",
                            n=nb, unit="pairs", published=-0.008)],
                  {"boost baseline → content_first": [float(b["boost_rate"]), float(s["boost_rate"])]})
 
