@@ -94,6 +94,31 @@ def welch_diff(a: Iterable[float], b: Iterable[float], alpha: float = 0.05) -> t
     return (d, d - half, d + half)
 
 
+def student_diff(a: Iterable[float], b: Iterable[float], alpha: float = 0.05) -> tuple[float, float, float]:
+    """Difference of two means mean(a) − mean(b) with Student's pooled-variance t-interval.
+
+    Definition: se = s_p·√(1/n_a + 1/n_b), s_p² the pooled ddof-1 variance, interval
+    d ∓ t_{1−α/2, n_a+n_b−2}·se (scipy's ``ttest_ind(equal_var=True)``).
+
+    Interpretation: for few units per group, e.g. models as the unit with two in one group: the
+    spread among units is estimated from both groups together, where Welch's interval (or a
+    cluster-robust one) would lean on the small group's own spread, which two units barely show.
+
+    Edge cases: NaNs are dropped; fewer than two values in all (or a side without one) give
+    (nan, nan, nan); constant values give the zero-width interval (d, d, d).
+    """
+    x = np.asarray(list(a), dtype=float)
+    y = np.asarray(list(b), dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if x.size == 0 or y.size == 0 or x.size + y.size < 3:
+        return (float("nan"), float("nan"), float("nan"))
+    d = float(x.mean() - y.mean())
+    if np.ptp(np.r_[x - x.mean(), y - y.mean()]) == 0:
+        return (d, d, d)
+    ci = _st.ttest_ind(x, y, equal_var=True).confidence_interval(1 - alpha)
+    return (d, float(ci.low), float(ci.high))
+
+
 def small_effect(a: Iterable[float], b: Iterable[float], d: float = 0.2) -> float:
     """The smallest difference of means that counts as a change: ``d`` pooled standard deviations.
 

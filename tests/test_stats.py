@@ -218,3 +218,17 @@ def test_small_effect_is_a_fifth_of_the_pooled_sd():
     # 0/1 values: the pooled Bernoulli spread (ddof 1): 3 of 6 and 3 of 6, s² = 0.3 each
     assert stats.small_effect([1, 1, 1, 0, 0, 0], [1, 0, 1, 0, 1, 0]) == pytest.approx(0.2 * np.sqrt(0.3))
     assert np.isnan(stats.small_effect([1], [1, 2])) and stats.small_effect([2, 2], [5, 5]) == 0
+
+
+def test_student_diff_pools_the_two_groups_spread():
+    # a = 1, 3 (s² = 2), b = 2, 4, 6 (s² = 4): s_p² = (2 + 2·4)/3 = 10/3, se = √(10/3 · (1/2 + 1/3))
+    d, lo, hi = stats.student_diff([1, 3], [2, 4, 6])
+    half = st.t.ppf(0.975, 3) * math.sqrt(10 / 3 * (1 / 2 + 1 / 3))
+    assert d == pytest.approx(-2.0) and (lo, hi) == pytest.approx((-2 - half, -2 + half))
+    # two units in a group that happen to agree: Welch leans on their own tiny spread and is
+    # narrower than the spread among all the units allows
+    _, wlo, whi = stats.welch_diff([1, 1.1], [0, 2, 4, 6])
+    _, slo, shi = stats.student_diff([1, 1.1], [0, 2, 4, 6])
+    assert shi - slo > 1.2 * (whi - wlo)
+    assert stats.student_diff([1, 1], [2, 2]) == (-1.0, -1.0, -1.0)
+    assert all(np.isnan(stats.student_diff([1], [2])))

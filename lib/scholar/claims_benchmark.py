@@ -4,10 +4,10 @@ Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure f
 per-attempt table of :func:`lib.scholar.aggregate.per_attempt_table` (baseline query) returning
 a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision rule, as in
 :mod:`lib.scholar.claims_rules`: "A is higher than B" is judged on the 95 % interval of A − B
-against 0. Where the groups are kinds of model (access, reasoning) the interval is cluster-robust
-by model, as for "increases with size" (the slope of the per-attempt values on the ordinal size
-class, :func:`lib.stats.trend_slope`): a model's attempts are one model's evidence. Where they are
-kinds of prompt (senior vs early-career) it is Newcombe's hybrid score interval for
+against 0. A model's attempts are one model's evidence: where the groups are kinds of model
+(access, reasoning) the unit is the model (Student's t over the model means), and "increases with
+size" is the slope of the per-attempt values on the ordinal size class with its interval
+cluster-robust by model (:func:`lib.stats.trend_slope`). Where the groups are kinds of prompt (senior vs early-career) it is Newcombe's hybrid score interval for
 refusal/validity and Welch's t otherwise, all per-attempt values of a group pooled (reference §2.10).
 A missing group or metric (e.g. consistency with one run on the tiny profile) gives ``not
 applicable`` with the reason.
@@ -54,14 +54,16 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     """``metric`` is higher for group value ``higher`` than for ``lower`` of column ``group``:
     the 95 % CI of mean(higher) − mean(lower) against 0.
 
-    ``by_model``: the group is a property of the model (access, reasoning), so the attempts of one
-    model are one cluster: the difference is the OLS slope on a 0/1 group indicator (the same
-    attempt-pooled means) with its interval cluster-robust by model (:func:`lib.stats.trend_slope`,
-    CR1, t with G − 1 df), n = the smaller group's models. The seeds showed the attempt-level
-    Welch interval far too narrow for a class of four proprietary models: the paper profile's
-    proprietary − open parity was +0.051 [+0.047, +0.055] at one seed and −0.024 [−0.031, −0.017]
-    at another. Without it (a property of the prompt, e.g. senior vs early-career): Newcombe or
-    Welch over the pooled attempts (:func:`lib.scholar.claims_rules.compared`)."""
+    ``by_model``: the group is a property of the model (access, reasoning), so the model is the
+    unit: the difference of the two groups' model means (each model's mean over its attempts) with
+    Student's pooled-variance t-interval over the models (:func:`lib.stats.student_diff`), n = the
+    smaller group's models. The seeds showed the attempt-level Welch interval far too narrow: the
+    paper profile's proprietary − open parity was +0.051 [+0.047, +0.055] at one seed and −0.024
+    [−0.031, −0.017] at another, on about 1,580 attempts per group and two proprietary models; a
+    cluster-robust (CR1) interval with two clusters in a group is still too narrow (five quick
+    seeds' estimates spread twice as far as its half-width). Without it (a property of the prompt,
+    e.g. senior vs early-career): Newcombe or Welch over the pooled attempts
+    (:func:`lib.scholar.claims_rules.compared`)."""
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     a, b = d.loc[d[group] == higher, "metric_value"], d.loc[d[group] == lower, "metric_value"]
     if a.size < 2 or b.size < 2:
@@ -70,18 +72,18 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     sa, sb = summary(a, metric), summary(b, metric)
     nums = {f"{metric} {higher}": sa["mean"], f"CI {higher}": sa["ci"], f"n {higher}": sa["n"],
             f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"]}
-    label = f"{metric} {higher} − {lower}"
     if not by_model:
-        return judge([compared(b, a, metric, label)], nums)
-    d = d[d[group].isin([higher, lower])]
-    models = d.groupby(group)["model"].nunique()
-    nums |= {f"models {higher}": int(models.get(higher, 0)), f"models {lower}": int(models.get(lower, 0))}
-    if min(models.get(higher, 0), models.get(lower, 0)) < 2:
+        return judge([compared(b, a, metric, f"{metric} {higher} − {lower}")], nums)
+    means = d[d[group].isin([higher, lower])].groupby([group, "model"])["metric_value"].mean()
+    ma, mb = means.get(higher, pd.Series(dtype=float)), means.get(lower, pd.Series(dtype=float))
+    nums |= {f"models {higher}": int(ma.size), f"models {lower}": int(mb.size)}
+    if min(ma.size, mb.size) < 2:
         return not_applicable(f"{metric}: fewer than two models with values for {group}={higher!r} or {lower!r}", nums)
-    diff, lo, hi = stats.trend_slope((d[group] == higher).astype(float), d["metric_value"], clusters=d["model"])
-    return judge([interval(label, diff, lo, hi, 0.0, "above", test="difference of means, cluster-robust by model",
-                           n=int(models.min()), unit="models per group")], nums,
-                 "the attempts of a model are one cluster")
+    diff, lo, hi = stats.student_diff(ma, mb)
+    nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean())}
+    return judge([interval(f"{metric} {higher} − {lower} (model means)", diff, lo, hi, 0.0, "above",
+                           test="Student t over models", n=int(min(ma.size, mb.size)), unit="models per group")],
+                 nums, "the model is the unit: each model's mean over its attempts")
 
 
 def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "increase",

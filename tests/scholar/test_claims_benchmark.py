@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as st
 
 from lib.scholar import claims_benchmark as cb
 
@@ -47,10 +48,15 @@ def test_group_difference_by_model_counts_models_not_attempts():
     assert pooled.status == "held" and pooled.tests[0]["test"] == "Welch t"
     v = cb.group_difference(d, "access", "proprietary", "open", "parity_gender", by_model=True)
     t = v.tests[0]
-    means = d.groupby("access")["metric_value"].mean()
-    assert t["estimate"] == pytest.approx(means["proprietary"] - means["open"])     # the same attempt-pooled means
+    m = d.groupby(["access", "model"])["metric_value"].mean()
+    # Student's t on the six model means, by hand: pooled variance over 4 df
+    a, b = m["proprietary"].to_numpy(), m["open"].to_numpy()
+    sp2 = (2 * a.var(ddof=1) + 2 * b.var(ddof=1)) / 4
+    half = st.t.ppf(0.975, 4) * np.sqrt(sp2 * (1 / 3 + 1 / 3))
+    assert t["estimate"] == pytest.approx(a.mean() - b.mean())
+    assert (t["low"], t["high"]) == pytest.approx((a.mean() - b.mean() - half, a.mean() - b.mean() + half))
     assert v.status == "inconclusive" and t["low"] < 0 < t["high"]
-    assert t["test"] == "difference of means, cluster-robust by model" and t["n"] == 3 and t["unit"] == "models per group"
+    assert t["test"] == "Student t over models" and t["n"] == 3 and t["unit"] == "models per group"
     assert v.numbers["models proprietary"] == 3 and v.decide["n needed"] > 3
     # a gap far larger than the spread between models is decided on six models too
     far = d.assign(metric_value=d["metric_value"] + np.where(d["access"] == "proprietary", 1.0, 0.0))
