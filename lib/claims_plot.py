@@ -63,7 +63,7 @@ def forest(recs: list[dict], title: str):
             if pub is not None:
                 ax.plot([_clip(pub)], [y], "D", mfc="none", mec="black", ms=5)
             g = lambda v: f"{v:.3g}"
-            ax.text(CLIP + 0.3, y, f"{t['statistic'][:48]} = {g(t['estimate'])} [{g(t['low'])}, {g(t['high'])}] "
+            ax.text(CLIP + 0.3, y, f"{t['statistic'][:60]} = {g(t['estimate'])} [{g(t['low'])}, {g(t['high'])}] "
                     f"{t['side']} {t['threshold']:.3g}", va="center", fontsize=6.5)
         ax.axvline(0, color="black", lw=1)
         ax.set_xlim(-CLIP, CLIP)
