@@ -406,8 +406,9 @@ def boost_unmoved(tab11: pd.DataFrame) -> Verdict:
     d, lo, hi = stats.newcombe_diff(*_counts(s, "boost_rate", "boost_pairs"), *_counts(b, "boost_rate", "boost_pairs"))
     red, rlo, rhi, n = _reduction(s)
     nb = min(int(b["boost_pairs"]), int(s["boost_pairs"]))
-    m = stats.small_effect(*(np.repeat([1.0, 0.0], [k, n - k]) for k, n in (_counts(s, "boost_rate", "boost_pairs"),
-                                                                          _counts(b, "boost_rate", "boost_pairs"))))
+    # the margin from the pairs as 0/1 values: their pooled Bernoulli spread
+    m = stats.small_effect(*(np.repeat([1.0, 0.0], [hits, pairs - hits]) for hits, pairs in
+                             (_counts(s, "boost_rate", "boost_pairs"), _counts(b, "boost_rate", "boost_pairs"))))
     return judge([interval("flip-rate reduction (content-first)", red, rlo, rhi, 0.0, "above",
                            test="paired Wald (McNemar)", n=n, unit="pairs", design="one-sample", published=0.129),
                   interval("boost-rate change (0.2 SD margin)", d, lo, hi, m, "below", test="Newcombe",

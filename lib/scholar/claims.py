@@ -181,7 +181,7 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
                      COLLECTION)
 
     def kinds(claim, group, higher, lower, metric):
-        # no knob: the groups are kinds of model, and the interval rests on the models (its clusters)
+        # no knob: the groups are kinds of model, and the interval rests on the model means
         return Check(claim, cb.group_difference, ("baseline",), NB03, {"group": group, "higher": higher, "lower": lower,
                                                                      "metric": metric, "by_model": True}, None)
 

@@ -7,8 +7,9 @@ a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision
 against 0. A model's attempts are one model's evidence: where the groups are kinds of model
 (access, reasoning) the unit is the model (Student's t over the model means), and "increases with
 size" is the slope of the per-attempt values on the ordinal size class with its interval
-cluster-robust by model (:func:`lib.stats.trend_slope`). Where the groups are kinds of prompt (senior vs early-career) it is Newcombe's hybrid score interval for
-refusal/validity and Welch's t otherwise, all per-attempt values of a group pooled (reference §2.10).
+cluster-robust by model (:func:`lib.stats.trend_slope`). Where the groups are kinds of prompt
+(senior vs early-career) it is Newcombe's hybrid score interval for refusal/validity and Welch's t
+otherwise, all per-attempt values of a group pooled (reference §2.10).
 A missing group or metric (e.g. consistency with one run on the tiny profile) gives ``not
 applicable`` with the reason.
 """
