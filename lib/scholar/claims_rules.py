@@ -6,7 +6,8 @@ outcomes of :data:`lib.claims.RULE` (held below 0, contradicted above, inconclus
 For proportions (refusal, validity, reason shares) the difference interval is Newcombe's hybrid
 score interval built from the two Wilson intervals (:func:`lib.stats.newcombe_diff`), for other
 metrics Welch's t-interval (:func:`lib.stats.welch_diff`); each group's own mean and interval
-(reference §2.10: Wilson for refusal/validity, t otherwise) are reported too.
+(reference §2.10: Wilson for refusal/validity, t otherwise) are reported too. "A does not rise"
+is judged against an equivalence margin instead of 0 (:func:`no_rise`, 0.2 pooled SD).
 """
 from __future__ import annotations
 
