@@ -372,6 +372,53 @@ def trend_slope(rank: Iterable[float], values: Iterable[float], alpha: float = 0
     return (float(fit.params[1]), float(lo), float(hi))
 
 
+def unit_means_slope(x: Iterable[float], values: Iterable[float], units: Iterable, cells: Iterable,
+                     alpha: float = 0.05) -> tuple[float, float, float]:
+    """Slope of the units' means on ``x`` (a property of the unit), each unit weighing the same,
+    with a (1 − α) interval for the sampling error of the values given the units and their cells:
+    (slope, low, high).
+
+    Definition: the cell means are the coefficients of an OLS of y on one indicator per cell
+    (``cells`` nest in the units, e.g. model × prompt), with HC1 covariance (statsmodels); a unit's
+    mean μ̂_u is its attempts' mean, Σ_cells (n_cell/n_u)·ȳ_cell; the statistic is the contrast
+    Σ_u c_u μ̂_u with c_u = (x_u − x̄)/Σ(x_u − x̄)², the least-squares slope of the unit means on x
+    (for a 0/1 ``x``: the mean of the x = 1 units' means minus that of the x = 0 units'), its
+    interval ``t_test`` with t_{1−α/2, n−cells}.
+
+    Interpretation: inference about these units on these prompts (fixed effects): how sure the
+    repeated runs make the audited models' own difference or trend. It narrows with runs; it says
+    nothing of models of the kind at large, which the spread among the units decides
+    (:func:`student_diff` on the unit means, :func:`trend_slope` clustered by unit).
+
+    Edge cases: NaNs are dropped; fewer than two distinct unit x values, or no cell with two
+    values, give (nan, nan, nan); constant values give (0, 0, 0); a one-value cell adds no
+    variance (HC1); an x that varies within a unit or a cell spanning two units raises ValueError.
+    """
+    import statsmodels.api as sm
+
+    d = pd.DataFrame({"x": list(x), "y": list(values), "u": list(units), "g": list(cells)})
+    d["x"], d["y"] = d["x"].astype(float), d["y"].astype(float)
+    d = d.dropna()
+    if (d.groupby("u")["x"].nunique() > 1).any():
+        raise ValueError("unit_means_slope: x must be a property of the unit (one value per unit)")
+    if (d.groupby("g")["u"].nunique() > 1).any():
+        raise ValueError("unit_means_slope: each cell must lie within one unit")
+    xu = d.groupby("u", sort=True)["x"].first()
+    size = d.groupby("g", sort=True)["y"].size()
+    if xu.nunique() < 2 or (size < 2).all() or len(d) <= len(size):
+        return (float("nan"), float("nan"), float("nan"))
+    if np.ptp(d["y"]) == 0:
+        return (0.0, 0.0, 0.0)
+    X = pd.get_dummies(pd.Categorical(d["g"], categories=size.index), dtype=float).to_numpy()
+    fit = sm.OLS(d["y"].to_numpy(), X).fit(cov_type="HC1", use_t=True)
+    dev = xu - xu.mean()
+    unit_of = d.groupby("g", sort=True)["u"].first()
+    weight = (dev / (dev ** 2).sum()).reindex(unit_of).to_numpy() * (size / unit_of.map(size.groupby(unit_of).sum())).to_numpy()
+    test = fit.t_test(weight)
+    lo, hi = test.conf_int(alpha)[0]
+    return (float(np.squeeze(test.effect)), float(lo), float(hi))
+
+
 def n_to_decide(estimate: float, low: float, high: float, threshold: float, n: float, *,
                 design: str = "two-sample", alpha: float = 0.05, power: float = 0.8) -> float:
     """The sample size at which an interval like (low, high), built on ``n`` units, would exclude

@@ -167,6 +167,49 @@ def test_trend_slope_with_clusters_is_the_cr1_interval_by_hand():
         stats.trend_slope([0, 1, 2, 3], [1, 2, 3, 4], clusters=[1, 2, 3])
 
 
+def test_unit_means_slope_is_a_contrast_of_unit_means_with_their_runs_error():
+    """Unequal attempts per unit: the pooled difference weights the big unit, the unit-means one
+    does not. By hand: μ̂_u the unit means, Var(μ̂_u) = n/(n−C)·Σ_{i in u} (y_i − ȳ_cell(i))² / n_u²
+    (HC1 over C cells), the contrast's variance Σ c_u² Var(μ̂_u), t with n − C df. A prompt effect
+    shared by all runs of a cell is the design, not error: it adds nothing to the interval."""
+    from scipy import stats as st
+
+    rng = np.random.default_rng(8)
+    sizes = {"a0": 200, "a1": 20, "b0": 60, "b1": 60, "b2": 30}
+    level = {"a0": 0.9, "a1": 0.5, "b0": 0.4, "b1": 0.5, "b2": 0.3}
+    units = np.concatenate([[u] * n for u, n in sizes.items()])
+    prompt = np.concatenate([np.arange(n) % 4 for n in sizes.values()])
+    y = np.array([level[u] for u in units]) + rng.normal(0, 0.1, units.size) + 0.3 * (prompt == 0)
+    x = np.array([u.startswith("a") for u in units], dtype=float)
+    cells = [f"{u}|{p}" for u, p in zip(units, prompt)]
+    d, lo, hi = stats.unit_means_slope(x, y, units, cells)
+    frame = pd.DataFrame({"u": units, "g": cells, "y": y})
+    mu = frame.groupby("u")["y"].mean()
+    c = pd.Series({"a0": 1 / 2, "a1": 1 / 2, "b0": -1 / 3, "b1": -1 / 3, "b2": -1 / 3})
+    assert d == pytest.approx((c * mu).sum())
+    assert d != pytest.approx(y[x == 1].mean() - y[x == 0].mean(), abs=0.02)     # not the pooled difference
+    frame["e"] = frame["y"] - frame.groupby("g")["y"].transform("mean")
+    n, C = len(frame), frame["g"].nunique()
+    var_mu = n / (n - C) * frame.groupby("u")["e"].apply(lambda e: (e ** 2).sum()) / frame.groupby("u").size() ** 2
+    se = np.sqrt((c ** 2 * var_mu).sum())
+    t = st.t.ppf(0.975, n - C)
+    assert (lo, hi) == pytest.approx((d - t * se, d + t * se))
+    assert hi - lo < 0.1                                         # the 0.3 prompt effect is not in it
+    # the audited units differ by far more than the runs' error: decided, though the spread
+    # among five units (Student t on their means) is not
+    assert lo > 0 and stats.student_diff(mu[["a0", "a1"]], mu[["b0", "b1", "b2"]])[1] < 0
+    # a slope on an ordinal x: the least-squares slope of the unit means
+    rank = pd.Series(units).map({"a0": 3, "a1": 2, "b0": 1, "b1": 0, "b2": 0}).to_numpy()
+    s, _, _ = stats.unit_means_slope(rank, y, units, cells)
+    assert s == pytest.approx(np.polyfit([3, 2, 1, 0, 0], mu[["a0", "a1", "b0", "b1", "b2"]], 1)[0])
+    with pytest.raises(ValueError, match="within one unit"):
+        stats.unit_means_slope(x, y, units, np.where(units == "a0", "g0", "g1"))
+    with pytest.raises(ValueError, match="property of the unit"):
+        stats.unit_means_slope(np.arange(units.size), y, units, cells)
+    assert all(np.isnan(stats.unit_means_slope([1, 0], [1, 2], ["a", "b"], ["a", "b"])))       # no cell of two
+    assert stats.unit_means_slope([1, 1, 0, 0], [1, 1, 1, 1], list("aabb"), list("aabb")) == (0.0, 0.0, 0.0)
+
+
 def test_n_to_decide_is_the_textbook_sample_size():
     from scipy import stats as st
 

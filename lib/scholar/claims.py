@@ -181,13 +181,12 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
                      COLLECTION)
 
     def kinds(claim, group, higher, lower, metric):
-        # no knob: the groups are kinds of model, and the interval rests on the model means
+        # the audited models' difference: more runs per prompt narrow it
         return Check(claim, cb.group_difference, ("baseline",), NB03, {"group": group, "higher": higher, "lower": lower,
-                                                                     "metric": metric, "by_model": True}, None)
+                                                                     "metric": metric, "by_model": True}, COLLECTION)
 
     def size(claim, metric, direction):
-        # no knob: the trend rests on the models (its clusters), which no profile parameter adds
-        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, None)
+        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, COLLECTION)
 
     return (
         kinds(cb.ACCESS_REFUSALS, "access", "open", "proprietary", "refusal_pct"),

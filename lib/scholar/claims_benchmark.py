@@ -4,14 +4,15 @@ Each :class:`lib.claims.Claim` is a sentence of the paper; its check is a pure f
 per-attempt table of :func:`lib.scholar.aggregate.per_attempt_table` (baseline query) returning
 a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision rule, as in
 :mod:`lib.scholar.claims_rules`: "A is higher than B" is judged on the 95 % interval of A − B
-against 0. A model's attempts are one model's evidence: where the groups are kinds of model
-(access, reasoning) the unit is the model (Student's t over the model means), and "increases with
-size" is the slope of the per-attempt values on the ordinal size class with its interval
-cluster-robust by model (:func:`lib.stats.trend_slope`). Where the groups are kinds of prompt
-(senior vs early-career) it is Newcombe's hybrid score interval for refusal/validity and Welch's t
-otherwise, all per-attempt values of a group pooled (reference §2.10).
-A missing group or metric (e.g. consistency with one run on the tiny profile) gives ``not
-applicable`` with the reason.
+against 0. Where the groups are kinds of model (access, reasoning, size) the claim is about the
+audited models, as the paper's figure is: the difference (for "increases with size", the slope
+on the ordinal size class) of the model means, each model weighing the same, with the attempts'
+sampling error given the models (:func:`lib.stats.unit_means_slope`); the spread among the
+models, what a claim about kinds of model at large would rest on, is reported beside it. Where
+the groups are kinds of prompt (senior vs early-career) it is Newcombe's hybrid score interval
+for refusal/validity and Welch's t otherwise, all per-attempt values of a group pooled
+(reference §2.10). A missing group or metric (e.g. consistency with one run on the tiny
+profile) gives ``not applicable`` with the reason.
 """
 from __future__ import annotations
 
@@ -55,16 +56,15 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     """``metric`` is higher for group value ``higher`` than for ``lower`` of column ``group``:
     the 95 % CI of mean(higher) − mean(lower) against 0.
 
-    ``by_model``: the group is a property of the model (access, reasoning), so the model is the
-    unit: the difference of the two groups' model means (each model's mean over its attempts) with
-    Student's pooled-variance t-interval over the models (:func:`lib.stats.student_diff`), n = the
-    smaller group's models. The seeds showed the attempt-level Welch interval far too narrow: the
-    paper profile's proprietary − open parity was +0.051 [+0.047, +0.055] at one seed and −0.024
-    [−0.031, −0.017] at another, on about 1,580 attempts per group and two proprietary models; a
-    cluster-robust (CR1) interval with two clusters in a group is still too narrow (five quick
-    seeds' estimates spread twice as far as its half-width). Without it (a property of the prompt,
-    e.g. senior vs early-career): Newcombe or Welch over the pooled attempts
-    (:func:`lib.scholar.claims_rules.compared`)."""
+    ``by_model``: the group is a property of the model (access, reasoning). The claim is then
+    about the audited models, as the paper's Fig. 2 is: the statistic is the difference of the
+    groups' model means (each model weighs the same), its interval the attempts' sampling error
+    given these models, cluster-robust by model × prompt (:func:`lib.stats.unit_means_slope`).
+    The spread among the models (Student's t over the model means, :func:`lib.stats.student_diff`)
+    is reported beside it, not judged: with 2 proprietary models no run can say anything of
+    proprietary models at large, and the paper does not claim that. Without ``by_model`` (a
+    property of the prompt, e.g. senior vs early-career): Newcombe or Welch over the pooled
+    attempts (:func:`lib.scholar.claims_rules.compared`)."""
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
     a, b = d.loc[d[group] == higher, "metric_value"], d.loc[d[group] == lower, "metric_value"]
     if a.size < 2 or b.size < 2:
@@ -75,25 +75,38 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
             f"{metric} {lower}": sb["mean"], f"CI {lower}": sb["ci"], f"n {lower}": sb["n"]}
     if not by_model:
         return judge([compared(b, a, metric, f"{metric} {higher} − {lower}")], nums)
-    means = d[d[group].isin([higher, lower])].groupby([group, "model"])["metric_value"].mean()
+    d = d[d[group].isin([higher, lower])]
+    means = d.groupby([group, "model"])["metric_value"].mean()
     ma, mb = means.get(higher, pd.Series(dtype=float)), means.get(lower, pd.Series(dtype=float))
     nums |= {f"models {higher}": int(ma.size), f"models {lower}": int(mb.size)}
-    if min(ma.size, mb.size) < 2:
-        return not_applicable(f"{metric}: fewer than two models with values for {group}={higher!r} or {lower!r}", nums)
-    diff, lo, hi = stats.student_diff(ma, mb)
-    nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean())}
+    if min(ma.size, mb.size) < 1:
+        return not_applicable(f"{metric}: no model with values for {group}={higher!r} or {lower!r}", nums)
+    diff, lo, hi = stats.unit_means_slope(d[group] == higher, d["metric_value"], d["model"], _cells(d))
+    across = stats.student_diff(ma, mb)
+    nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean()),
+             "across models (Student t)": [across[1], across[2]]}
     return judge([interval(f"{metric} {higher} − {lower} (model means)", diff, lo, hi, 0.0, "above",
-                           test="Student t over models", n=int(min(ma.size, mb.size)), unit="models per group")],
-                 nums, "the model is the unit: each model's mean over its attempts")
+                           test="OLS on cells, HC1", n=int(min(a.size, b.size)),
+                           unit="attempts per group")],
+                 nums, "the audited models: each model weighs the same; the interval is the attempts' sampling error")
+
+
+def _cells(d: pd.DataFrame) -> pd.Series:
+    """The cell whose repeated values measure a model's sampling error: its model × prompt (task
+    parameter), whose values are the prompt's repeated runs; the model where a metric has one value
+    per model × prompt (consistency, one per prompt across its runs), its prompts then the sample."""
+    cell = d["model"].astype(str) + "|" + d["param"].astype(str)
+    return cell if cell.value_counts().median() >= 2 else d["model"].astype(str)
 
 
 def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "increase",
                group: str = "size_class", order=SIZE_ORDER) -> Verdict:
-    """``metric`` increases (or decreases) with model size: the least-squares slope of the
-    per-attempt values on the ordinal size class (0, 1, … over the classes present, in size
-    order) with its 95 % interval, cluster-robust by model (:func:`lib.stats.trend_slope`): the
-    seeds showed the attempt-level HC1 interval far too narrow (the consistency slope held at one
-    seed and was contradicted at two others, each interval excluding 0), against 0."""
+    """``metric`` increases (or decreases) with model size: the slope of the audited models'
+    means on the ordinal size class (0, 1, … over the classes present, in size order), each model
+    weighing the same, with its 95 % interval cluster-robust by model × prompt
+    (:func:`lib.stats.unit_means_slope`), against 0. Pairwise comparisons of the four class means
+    would not test a trend. The slope's interval over the models (cluster-robust by model,
+    :func:`lib.stats.trend_slope`) is reported beside it, as for the access groups."""
     if direction not in ("increase", "decrease"):
         raise ValueError(f"size_trend: direction must be 'increase' or 'decrease', got {direction!r}")
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
@@ -102,15 +115,16 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
         return not_applicable(f"{metric}: fewer than two size classes with two values", {"classes": present})
     d = d[d[group].isin(present)]
     rank = d[group].map({s: i for i, s in enumerate(present)})
-    # the size class is a property of the model: the attempts of one model are one cluster
-    slope, lo, hi = stats.trend_slope(rank, d["metric_value"], clusters=d["model"])
+    slope, lo, hi = stats.unit_means_slope(rank, d["metric_value"], d["model"], _cells(d))
+    _, alo, ahi = stats.trend_slope(rank, d["metric_value"], clusters=d["model"])
     means = d.groupby(group)["metric_value"].mean().reindex(present)
     nums = {f"{metric} {s}": float(means[s]) for s in present}
     nums["n"] = [int((d[group] == s).sum()) for s in present]
     nums["models"] = [int(d.loc[d[group] == s, "model"].nunique()) for s in present]
+    nums["across models (cluster-robust by model)"] = [alo, ahi]
     side = "above" if direction == "increase" else "below"
-    return judge([interval(f"{metric} slope per size class", slope, lo, hi, 0.0, side,
-                           test="OLS trend, cluster-robust by model", n=int(d["model"].nunique()), unit="models",
+    return judge([interval(f"{metric} slope per size class (model means)", slope, lo, hi, 0.0, side,
+                           test="OLS trend on cells, HC1", n=int(len(d)), unit="attempts",
                            design="one-sample")], nums, f"size classes in order {', '.join(present)}")
 
 

@@ -30,41 +30,42 @@ def test_group_difference_held_contradicted_inconclusive_and_na():
     assert na.status == "not applicable" and na.numbers["n proprietary"] == 0
 
 
-def test_group_difference_by_model_counts_models_not_attempts():
-    """Three proprietary and three open models whose levels differ far more than the groups do: 60
-    attempts each make the attempt-level Welch interval exclude 0, yet six models do not decide it.
-    The paper profile showed this: proprietary − open parity +0.051 [+0.047, +0.055] at one seed,
-    −0.024 [−0.031, −0.017] at another."""
-    rng = np.random.default_rng(2)
-    levels = {"proprietary": (0.30, 0.55, 0.80), "open": (0.20, 0.50, 0.75)}
+def _models(levels, n, sd, rng, column="access", metric="parity_gender", prompts=4):
+    """Per group its models at the given levels, ``n`` attempts each over ``prompts`` prompts."""
     rows = []
     for g, ls in levels.items():
         for i, level in enumerate(ls):
-            for r in range(60):
-                rows.append({"model": f"{g}-{i}", "access": g, "metric_name": "parity_gender",
-                             "metric_value": level + rng.normal(0, 0.02)})
-    d = pd.DataFrame(rows)
-    pooled = cb.group_difference(d, "access", "proprietary", "open", "parity_gender")
-    assert pooled.status == "held" and pooled.tests[0]["test"] == "Welch t"
+            for r in range(n):
+                rows.append({"model": f"{g}-{i}", column: g, "param": f"p{r % prompts}", "metric_name": metric,
+                             "metric_value": level + rng.normal(0, sd)})
+    return pd.DataFrame(rows)
+
+
+def test_group_difference_by_model_judges_the_audited_models():
+    """Two proprietary and three open models whose levels differ: the claim is about these five
+    models (the paper's Fig. 2), so the statistic is the difference of their means, each model
+    weighing the same, and its interval the attempts' error. The spread among the models, which
+    two proprietary models cannot pin down, is reported beside it (Student t), not judged."""
+    rng = np.random.default_rng(2)
+    d = _models({"proprietary": (0.62, 0.70), "open": (0.55, 0.60, 0.66)}, 80, 0.1, rng)
+    d = d[~((d["model"] == "open-0") & (d.index % 2 == 0))]            # unequal attempts per model
     v = cb.group_difference(d, "access", "proprietary", "open", "parity_gender", by_model=True)
     t = v.tests[0]
     m = d.groupby(["access", "model"])["metric_value"].mean()
-    # Student's t on the six model means, by hand: pooled variance over 4 df
-    a, b = m["proprietary"].to_numpy(), m["open"].to_numpy()
-    sp2 = (2 * a.var(ddof=1) + 2 * b.var(ddof=1)) / 4
-    half = st.t.ppf(0.975, 4) * np.sqrt(sp2 * (1 / 3 + 1 / 3))
-    assert t["estimate"] == pytest.approx(a.mean() - b.mean())
-    assert (t["low"], t["high"]) == pytest.approx((a.mean() - b.mean() - half, a.mean() - b.mean() + half))
-    assert v.status == "inconclusive" and t["low"] < 0 < t["high"]
-    assert t["test"] == "Student t over models" and t["n"] == 3 and t["unit"] == "models per group"
-    assert v.numbers["models proprietary"] == 3 and v.decide["n needed"] > 3
-    # a gap far larger than the spread between models is decided on six models too
-    far = d.assign(metric_value=d["metric_value"] + np.where(d["access"] == "proprietary", 1.0, 0.0))
-    assert cb.group_difference(far, "access", "proprietary", "open", "parity_gender", by_model=True).status == "held"
-    # one model on a side: the spread between its models is unknown
-    one = d[d["model"].isin(["proprietary-0", "open-0", "open-1"])]
-    na = cb.group_difference(one, "access", "proprietary", "open", "parity_gender", by_model=True)
-    assert na.status == "not applicable" and "fewer than two models" in na.detail
+    assert t["estimate"] == pytest.approx(m["proprietary"].mean() - m["open"].mean())
+    assert v.status == "held" and t["low"] > 0
+    assert t["test"] == "OLS on cells, HC1" and t["unit"] == "attempts per group"
+    assert t["n"] == 160 and v.numbers["models proprietary"] == 2 and v.numbers["models open"] == 3
+    lo, hi = v.numbers["across models (Student t)"]
+    assert lo < 0 < hi                                                  # five models say nothing of kinds
+    assert cb.group_difference(d, "access", "open", "proprietary", "parity_gender", by_model=True).status == "contradicted"
+    # the same levels on 6 attempts per model: the attempts do not decide it
+    few = _models({"proprietary": (0.62, 0.70), "open": (0.55, 0.60, 0.66)}, 6, 0.3, rng)
+    vf = cb.group_difference(few, "access", "proprietary", "open", "parity_gender", by_model=True)
+    assert vf.status == "inconclusive" and vf.decide["n needed"] > 12
+    none = d[d["access"] == "open"]
+    na = cb.group_difference(none, "access", "proprietary", "open", "parity_gender", by_model=True)
+    assert na.status == "not applicable"
 
 
 def _sized(metric, value_map, models_per_class=3):
@@ -79,16 +80,17 @@ def test_size_trend():
     vals = {s: list(np.clip(rng.normal(mu, 0.02, 30), 0, 1)) for s, mu in zip(cb.SIZE_ORDER, (0.2, 0.15, 0.1, 0.05))}
     dup = _sized("duplicates", vals)
     v = cb.size_trend(dup, "duplicates", direction="decrease")
-    # the OLS slope on the size rank: the class means fall by 0.05 per class
+    # the slope of the model means on the size rank: the class means fall by 0.05 per class
     assert v.status == "held" and v.tests[0]["estimate"] == pytest.approx(-0.05, abs=0.005)
-    assert v.tests[0]["test"] == "OLS trend, cluster-robust by model" and v.tests[0]["n"] == 12
+    assert v.tests[0]["test"] == "OLS trend on cells, HC1" and v.tests[0]["n"] == 120
     assert v.numbers["models"] == [3, 3, 3, 3]
     assert cb.size_trend(dup, "duplicates", direction="increase").status == "contradicted"
     # XL above S, but the middle classes run against the trend: a trend test over all classes
-    # (slope −0.02 per class, its interval across 0), not the pairwise XL − S, decides: inconclusive
+    # (slope −0.02 per class), not the pairwise XL − S, decides: these twelve models' means fall
     bumpy = {"S": [0.35] * 20 + [0.25] * 20, "M": [0.9] * 40, "L": [0.1] * 40, "XL": [0.55] * 20 + [0.45] * 20}
     vb = cb.size_trend(_sized("x", bumpy), "x", direction="increase")
-    assert vb.status == "inconclusive" and vb.tests[0]["estimate"] == pytest.approx(-0.02)
+    assert vb.status == "contradicted" and vb.tests[0]["estimate"] == pytest.approx(-0.02)
+    assert vb.numbers["x XL"] > vb.numbers["x S"]
     one = _rows("consistency", "size_class", {"S": [0.3, 0.4]})
     assert cb.size_trend(one, "consistency", direction="decrease").status == "not applicable"
     assert cb.size_trend(dup.iloc[:0], "consistency").status == "not applicable"
@@ -96,23 +98,23 @@ def test_size_trend():
         cb.size_trend(dup, "duplicates", direction="down")
 
 
-def test_size_trend_counts_models_not_attempts():
-    """Two models per class whose levels differ by far more than the classes' trend: 40 attempts
-    each make an attempt-level (HC1) interval exclude 0, yet with 8 models the slope is not decided.
-    The seeds of the quick profile showed this: consistency's slope held at one seed and was
-    contradicted at two, every interval excluding 0."""
+def test_size_trend_weighs_models_equally():
+    """One big model in the largest class must not pull the slope: the statistic is the slope of
+    the model means (each model once), and the slope across models is reported beside it."""
     rng = np.random.default_rng(1)
     level = {"S": (0.10, 0.50), "M": (0.05, 0.45), "L": (0.40, 0.12), "XL": (0.35, 0.02)}
-    rows = {s: [] for s in level}
-    for s, (m0, m1) in level.items():
-        rows[s] = [m0 + rng.normal(0, 0.01) if i % 2 == 0 else m1 + rng.normal(0, 0.01) for i in range(80)]
+    rows = {s: [m0 + rng.normal(0, 0.01) if i % 2 == 0 else m1 + rng.normal(0, 0.01) for i in range(80)]
+            for s, (m0, m1) in level.items()}
     d = _sized("consistency", rows, models_per_class=2)
+    d["param"] = "p" + (d["replicate"] // 2 % 5).astype(str)              # five prompts per model
+    d = d[~((d["model"] == "m-XL-1") & (d["replicate"] % 8 != 1))]       # the XL model at 0.02: 10 attempts
     v = cb.size_trend(d, "consistency", direction="decrease")
-    from lib import stats
-    rank = d["size_class"].map({s: i for i, s in enumerate(cb.SIZE_ORDER)})
-    _, lo, hi = stats.trend_slope(rank, d["metric_value"])                       # attempts as independent
-    assert hi < 0                                                                 # HC1 would hold it
-    assert v.status == "inconclusive" and v.tests[0]["low"] < 0 < v.tests[0]["high"] and v.tests[0]["n"] == 8
+    means = d.groupby("model")["metric_value"].mean()
+    rank = means.index.str.split("-").str[1].map({s: i for i, s in enumerate(cb.SIZE_ORDER)})
+    assert v.tests[0]["estimate"] == pytest.approx(np.polyfit(rank.to_numpy(float), means.to_numpy(), 1)[0])
+    assert v.status == "held" and v.tests[0]["n"] == len(d)
+    lo, hi = v.numbers["across models (cluster-robust by model)"]
+    assert lo < 0 < hi                                                    # 8 models say nothing of sizes at large
 
 
 def test_task_factuality_gap():
