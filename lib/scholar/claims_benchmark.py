@@ -16,6 +16,9 @@ profile) gives ``not applicable`` with the reason.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
+import numpy as np
 import pandas as pd
 
 from lib import stats
@@ -49,6 +52,38 @@ SENIORITY_SENIOR = Claim("lsb-c1-seniority-senior", P, "App. C.1 (Fig. C.10)",
 ALL = (ACCESS_REFUSALS, ACCESS_VALIDITY, ACCESS_FACTUALITY, ACCESS_PARITY, ACCESS_CONSISTENCY, SIZE_VALIDITY,
        SIZE_REFUSALS, SIZE_DUPLICATES, SIZE_CONSISTENCY, REASONING_VALIDITY, REASONING_FACTUALITY, TASK_FACTUALITY,
        SENIORITY_SENIOR)
+
+
+@lru_cache(maxsize=1)
+def _published_models() -> pd.DataFrame:
+    """The paper's per-model baseline means (App. B, ``lsb_published_per_model_baseline.csv``),
+    one column per metric, with each model's access, size class and reasoning class."""
+    from lib.scholar.aggregate import published_means
+    from lib.scholar.models import load_models
+
+    wide = published_means("model").pivot(index="group", columns="metric_name", values="published")
+    return load_models().set_index("key")[["access", "size_class", "model_class"]].join(wide, how="inner")
+
+
+def published_difference(group: str, higher: str, lower: str, metric: str) -> float | None:
+    """The statistic of :func:`group_difference` (``by_model``) on the paper's own per-model means:
+    mean over the ``higher`` models minus mean over the ``lower`` ones (None if not printed)."""
+    m = _published_models()
+    if metric not in m or group not in m:
+        return None
+    a, b = m.loc[m[group] == higher, metric].dropna(), m.loc[m[group] == lower, metric].dropna()
+    return float(a.mean() - b.mean()) if a.size and b.size else None
+
+
+def published_slope(metric: str, group: str = "size_class", order=SIZE_ORDER) -> float | None:
+    """The statistic of :func:`size_trend` on the paper's per-model means: their least-squares
+    slope on the ordinal size class (None if not printed)."""
+    m = _published_models()
+    if metric not in m:
+        return None
+    d = m[[group, metric]].dropna()
+    rank = d[group].astype(str).map({s: i for i, s in enumerate(order)})
+    return float(np.polyfit(rank.to_numpy(float), d[metric].to_numpy(float), 1)[0]) if rank.nunique() > 1 else None
 
 
 def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: str, metric: str, *,
@@ -87,7 +122,7 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
              "across models (Student t)": [across[1], across[2]]}
     return judge([interval(f"{metric} {higher} − {lower} (model means)", diff, lo, hi, 0.0, "above",
                            test="OLS on cells, HC1", n=int(min(a.size, b.size)),
-                           unit="attempts per group")],
+                           unit="attempts per group", published=published_difference(group, higher, lower, metric))],
                  nums, "the audited models: each model weighs the same; the interval is the attempts' sampling error")
 
 
@@ -125,7 +160,8 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
     side = "above" if direction == "increase" else "below"
     return judge([interval(f"{metric} slope per size class (model means)", slope, lo, hi, 0.0, side,
                            test="OLS trend on cells, HC1", n=int(len(d)), unit="attempts",
-                           design="one-sample")], nums, f"size classes in order {', '.join(present)}")
+                           design="one-sample", published=published_slope(metric, group, order))],
+                 nums, f"size classes in order {', '.join(present)}")
 
 
 def task_factuality_gap(per_attempt: pd.DataFrame) -> Verdict:

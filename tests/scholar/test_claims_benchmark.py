@@ -117,6 +117,17 @@ def test_size_trend_weighs_models_equally():
     assert lo < 0 < hi                                                    # 8 models say nothing of sizes at large
 
 
+def test_published_values_are_the_same_statistics_on_the_papers_per_model_means():
+    """App. B's per-model table, by hand: the two proprietary (Gemini) models refuse .58 and .12
+    (mean .35), the twenty open ones 10.60 in all (mean .53): open − proprietary = +0.18."""
+    assert cb.published_difference("access", "open", "proprietary", "refusal_pct") == pytest.approx(0.18)
+    assert cb.published_slope("duplicates") < 0 < cb.published_slope("validity_pct")
+    assert cb.published_difference("access", "open", "proprietary", "no_such_metric") is None
+    d = _models({"proprietary": (0.2, 0.3), "open": (0.5, 0.6)}, 20, 0.05, np.random.default_rng(3), metric="refusal_pct")
+    v = cb.group_difference(d, "access", "open", "proprietary", "refusal_pct", by_model=True)
+    assert v.tests[0]["published"] == pytest.approx(0.18)
+
+
 def test_task_factuality_gap():
     rows = []
     for task, metric, author, attr in (("field", "factuality_field", 0.9, 0.3), ("epoch", "factuality_epoch", 0.8, 0.6)):
