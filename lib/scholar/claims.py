@@ -22,7 +22,7 @@ from lib import stats
 from lib.claims import Check, Claim, Verdict, interval, judge, not_applicable, run_checks
 from lib.scholar import claims_benchmark as cb
 from lib.scholar import claims_interventions as cpc
-from lib.scholar.claims_rules import COLLECTION, P, SWEEP, compared, summary
+from lib.scholar.claims_rules import COLLECTION, P, SWEEP, compared, model_difference, summary
 TEMP_VALIDITY = Claim("lsb-temp-validity", P, "§4.2, §5 (Fig. 3)",
                       "Higher temperature lowers validity.", ("lsb-fig3",))
 TEMP_CONSISTENCY = Claim("lsb-temp-consistency", P, "§4.2 (Fig. 3)",
@@ -106,23 +106,28 @@ def access_sensitivity(curves: pd.DataFrame, metrics=("validity_pct", "factualit
 
 
 def open_refuse_more(per_attempt: pd.DataFrame) -> Verdict:
-    """Open models refuse more than proprietary ones at every temperature: the pooled difference
-    open − proprietary (Newcombe 95 % CI) above 0, and at no temperature significantly below 0."""
-    d = per_attempt[per_attempt["metric_name"] == "refusal_pct"]
+    """Open models refuse more than proprietary ones at every temperature: over the sweep, the
+    difference of the model means open − proprietary (each model weighing the same, the runs'
+    error given the models and prompts: :func:`lib.scholar.claims_rules.model_difference`) above
+    0, and at no temperature significantly below 0."""
+    d = per_attempt[(per_attempt["metric_name"] == "refusal_pct") & per_attempt["metric_value"].notna()]
     if not {"open", "proprietary"} <= set(d["access"]):
         return not_applicable("both access groups needed", {"groups": sorted(d["access"].unique())})
-    o = d.loc[d["access"] == "open", "metric_value"]
-    p = d.loc[d["access"] == "proprietary", "metric_value"]
-    tests = [compared(p, o, "refusal_pct", "refusal open − proprietary (pooled)")]
+    tests = [model_difference(d, "access", "open", "proprietary", "refusal open − proprietary (model means)",
+                              by=("param", "temperature"))]
     for t, dt in d.groupby("temperature"):
-        ot, pt = dt.loc[dt["access"] == "open", "metric_value"], dt.loc[dt["access"] == "proprietary", "metric_value"]
-        if ot.size and pt.size:
-            tests.append(compared(pt, ot, "refusal_pct", f"refusal open − proprietary at T={t:g}", "not below"))
+        if {"open", "proprietary"} <= set(dt["access"]):
+            tests.append(model_difference(dt, "access", "open", "proprietary",
+                                          f"refusal open − proprietary at T={t:g}", "not below"))
     if len(tests) == 1:
         return not_applicable("no temperature with both access groups")
+    o, p = d.loc[d["access"] == "open", "metric_value"], d.loc[d["access"] == "proprietary", "metric_value"]
     so, sp = summary(o, "refusal_pct"), summary(p, "refusal_pct")
     return judge(tests, {"refusal open": so["mean"], "CI open": so["ci"], "n open": so["n"],
-                         "refusal proprietary": sp["mean"], "CI proprietary": sp["ci"], "n proprietary": sp["n"]})
+                         "refusal proprietary": sp["mean"], "CI proprietary": sp["ci"], "n proprietary": sp["n"],
+                         "models open": int(d.loc[d["access"] == "open", "model"].nunique()),
+                         "models proprietary": int(d.loc[d["access"] == "proprietary", "model"].nunique())},
+                 "the audited models: each model weighs the same")
 
 
 def constrained_refusals(attempts: pd.DataFrame, *, refusal_col: str = "is_refusal",

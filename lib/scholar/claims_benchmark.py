@@ -23,7 +23,7 @@ import pandas as pd
 
 from lib import stats
 from lib.claims import Claim, Verdict, interval, judge, not_applicable
-from lib.scholar.claims_rules import P, compared, summary
+from lib.scholar.claims_rules import P, cells, compared, model_difference, summary
 from lib.scholar.models import SIZE_ORDER
 
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
@@ -93,9 +93,10 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
 
     ``by_model``: the group is a property of the model (access, reasoning). The claim is then
     about the audited models, as the paper's Fig. 2 is: the statistic is the difference of the
-    groups' model means (each model weighs the same), its interval the attempts' sampling error
-    given these models, cluster-robust by model × prompt (:func:`lib.stats.unit_means_slope`).
-    The spread among the models (Student's t over the model means, :func:`lib.stats.student_diff`)
+    groups' model means (each model weighs the same), its interval the runs' sampling error given
+    these models and prompts (:func:`lib.scholar.claims_rules.model_difference`); the paper's
+    value is the same statistic on its per-model means (:func:`published_difference`). The spread
+    among the models (Student's t over the model means, :func:`lib.stats.student_diff`)
     is reported beside it, not judged: with 2 proprietary models no run can say anything of
     proprietary models at large, and the paper does not claim that. Without ``by_model`` (a
     property of the prompt, e.g. senior vs early-career): Newcombe or Welch over the pooled
@@ -116,32 +117,23 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     nums |= {f"models {higher}": int(ma.size), f"models {lower}": int(mb.size)}
     if min(ma.size, mb.size) < 1:
         return not_applicable(f"{metric}: no model with values for {group}={higher!r} or {lower!r}", nums)
-    diff, lo, hi = stats.unit_means_slope(d[group] == higher, d["metric_value"], d["model"], _cells(d))
     across = stats.student_diff(ma, mb)
     nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean()),
              "across models (Student t)": [across[1], across[2]]}
-    return judge([interval(f"{metric} {higher} − {lower} (model means)", diff, lo, hi, 0.0, "above",
-                           test="OLS on cells, HC1", n=int(min(a.size, b.size)),
-                           unit="attempts per group", published=published_difference(group, higher, lower, metric))],
-                 nums, "the audited models: each model weighs the same; the interval is the attempts' sampling error")
-
-
-def _cells(d: pd.DataFrame) -> pd.Series:
-    """The cell whose repeated values measure a model's sampling error: its model × prompt (task
-    parameter), whose values are the prompt's repeated runs; the model where a metric has one value
-    per model × prompt (consistency, one per prompt across its runs), its prompts then the sample."""
-    cell = d["model"].astype(str) + "|" + d["param"].astype(str)
-    return cell if cell.value_counts().median() >= 2 else d["model"].astype(str)
+    return judge([model_difference(d, group, higher, lower, f"{metric} {higher} − {lower} (model means)",
+                                   published=published_difference(group, higher, lower, metric))],
+                 nums, "the audited models: each model weighs the same; the interval is the runs' sampling error")
 
 
 def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "increase",
                group: str = "size_class", order=SIZE_ORDER) -> Verdict:
     """``metric`` increases (or decreases) with model size: the slope of the audited models'
     means on the ordinal size class (0, 1, … over the classes present, in size order), each model
-    weighing the same, with its 95 % interval cluster-robust by model × prompt
-    (:func:`lib.stats.unit_means_slope`), against 0. Pairwise comparisons of the four class means
-    would not test a trend. The slope's interval over the models (cluster-robust by model,
-    :func:`lib.stats.trend_slope`) is reported beside it, as for the access groups."""
+    weighing the same, with its 95 % interval for the runs' sampling error
+    (:func:`lib.stats.unit_means_slope` on :func:`lib.scholar.claims_rules.cells`), against 0;
+    pairwise comparisons of the four class means would not test a trend. The slope's interval
+    over the models (cluster-robust by model, :func:`lib.stats.trend_slope`) is reported beside
+    it, as for the access groups."""
     if direction not in ("increase", "decrease"):
         raise ValueError(f"size_trend: direction must be 'increase' or 'decrease', got {direction!r}")
     d = per_attempt[(per_attempt["metric_name"] == metric) & per_attempt["metric_value"].notna()]
@@ -150,7 +142,7 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
         return not_applicable(f"{metric}: fewer than two size classes with two values", {"classes": present})
     d = d[d[group].isin(present)]
     rank = d[group].map({s: i for i, s in enumerate(present)})
-    slope, lo, hi = stats.unit_means_slope(rank, d["metric_value"], d["model"], _cells(d))
+    slope, lo, hi = stats.unit_means_slope(rank, d["metric_value"], d["model"], cells(d))
     _, alo, ahi = stats.trend_slope(rank, d["metric_value"], clusters=d["model"])
     means = d.groupby(group)["metric_value"].mean().reindex(present)
     nums = {f"{metric} {s}": float(means[s]) for s in present}

@@ -75,3 +75,27 @@ def no_rise(a: pd.Series, b: pd.Series, metric: str, statistic: str, alpha: floa
     contradicts the claim once the sample is large (the paper profile showed it)."""
     margin = stats.small_effect(a, b)
     return compared(a, b, metric, f"{statistic} (0.2 SD margin)", "below", alpha, margin)
+
+
+def cells(d: pd.DataFrame, by=("param",)) -> pd.Series:
+    """The cell whose repeated values measure a model's sampling error: its model × prompt (the
+    ``by`` columns: task parameter, and temperature in the sweep), whose values are the prompt's
+    repeated runs; the model itself where a metric has one value per cell (consistency, one per
+    prompt across its runs), its prompts then the sample."""
+    cell = d["model"].astype(str)
+    for col in by:
+        cell = cell + "|" + d[col].astype(str)
+    return cell if cell.value_counts().median() >= 2 else d["model"].astype(str)
+
+
+def model_difference(d: pd.DataFrame, group: str, higher: str, lower: str, statistic: str, side: str = "above", *,
+                     by=("param",), published: float | None = None) -> Interval:
+    """Where the groups are kinds of model: the mean of the ``higher`` models' means minus that of
+    the ``lower`` ones (each model weighing the same) with the runs' sampling error given the
+    models and prompts (:func:`lib.stats.unit_means_slope` on :func:`cells`); n = the smaller
+    group's values, per group. ``d``: one metric's per-attempt rows of the two groups."""
+    d = d[d[group].isin([higher, lower])]
+    diff, lo, hi = stats.unit_means_slope(d[group] == higher, d["metric_value"], d["model"], cells(d, by))
+    n = int(min((d[group] == higher).sum(), (d[group] == lower).sum()))
+    return interval(statistic, diff, lo, hi, 0.0, side, test="OLS on cells, HC1", n=n, unit="attempts per group",
+                    published=published)

@@ -73,14 +73,28 @@ def test_access_sensitivity():
     assert sc.access_sensitivity(only_open).status == "not applicable"
 
 
+def _refusals(rates: dict, temps=(0.0, 1.0), n=100):
+    """Per (model, access) its refusal rate per temperature, ``n`` attempts over four prompts."""
+    rows = []
+    for (model, access), by_t in rates.items():
+        for t, rate in zip(temps, by_t):
+            k = int(round(rate * n))
+            rows.append(_binary("refusal_pct", t, k, n, access, model).assign(param=[f"p{i % 4}" for i in range(n)]))
+    return pd.concat(rows, ignore_index=True)
+
+
 def test_open_refuse_more():
-    pa = pd.concat([_binary("refusal_pct", t, 60, 100, "open") for t in (0.0, 1.0)]
-                   + [_binary("refusal_pct", t, 20, 100, "proprietary") for t in (0.0, 1.0)])
+    pa = _refusals({("o1", "open"): (0.6, 0.6), ("o2", "open"): (0.5, 0.7), ("p1", "proprietary"): (0.2, 0.2),
+                    ("p2", "proprietary"): (0.3, 0.1)})
     v = sc.open_refuse_more(pa)
     assert v.status == "held" and len(v.tests) == 3 and v.tests[1]["side"] == "not below"
-    flip = pd.concat([_binary("refusal_pct", 0.0, 90, 100, "open"), _binary("refusal_pct", 1.0, 5, 100, "open"),
-                      _binary("refusal_pct", 0.0, 20, 100, "proprietary"),
-                      _binary("refusal_pct", 1.0, 30, 100, "proprietary")])
+    # the model means, each model once: (0.6 + 0.6)/2 − (0.25 + 0.2)/2 over both temperatures
+    assert v.tests[0]["estimate"] == pytest.approx(0.6 - 0.2) and v.tests[0]["test"] == "OLS on cells, HC1"
+    assert v.numbers["models open"] == 2
+    # one big open model must not stand for the group: unequal attempts, the same model means
+    big = pd.concat([pa, pa[pa["model"] == "o1"]], ignore_index=True)
+    assert sc.open_refuse_more(big).tests[0]["estimate"] == pytest.approx(0.4)
+    flip = _refusals({("o1", "open"): (0.9, 0.05), ("o2", "open"): (0.9, 0.05), ("p1", "proprietary"): (0.2, 0.3)})
     assert sc.open_refuse_more(flip).status == "contradicted"  # significantly reversed at T=1
     assert sc.open_refuse_more(pa[pa["access"] == "open"]).status == "not applicable"
 
