@@ -93,10 +93,10 @@ UNCHANGED = ("diversity_ethnicity", "diversity_prominence_pub", "diversity_promi
 def general_gender_only(long: pd.DataFrame) -> Verdict:
     """The diverse prompt raises diversity_gender (95 % CI above 0) and none of the other three
     diversities (the paper's "only gender"): each one's change lies below the smallest rise that
-    counts (:func:`lib.scholar.claims_rules.no_rise`, 0.2 pooled SD). Judged against 0, the paper
-    profile's small rise in citation diversity (+0.025 [+0.010, +0.039] on 910 attempts per group)
-    contradicted the claim. The three "no rise" statistics are one family, each at 1 − 0.05/3
-    (Bonferroni), so that a rise in one of three by chance does not contradict it."""
+    counts (:func:`lib.scholar.claims_rules.no_rise`, 0.2 pooled SD): "unchanged" is a statement
+    of equivalence, and judged against 0 any small true rise contradicts it once the sample is
+    large. The three "no rise" statistics are one family, each at 1 − 0.05/3 (Bonferroni), so
+    that a rise in one of three by chance does not contradict it."""
     before, after, used = cp.constrained_pairs(long, [DIVERSE])
     tests = []
     for metric in ("diversity_gender", *UNCHANGED):

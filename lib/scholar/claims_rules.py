@@ -72,7 +72,7 @@ def no_rise(a: pd.Series, b: pd.Series, metric: str, statistic: str, alpha: floa
     below the smallest rise that counts, Cohen's small effect (0.2 pooled SD,
     :func:`lib.stats.small_effect`). Held when the interval lies under that margin, contradicted
     when it lies above it, inconclusive across it; judged against 0 instead, any small true rise
-    contradicts the claim once the sample is large (the paper profile showed it)."""
+    would contradict the claim once the sample is large."""
     margin = stats.small_effect(a, b)
     return compared(a, b, metric, f"{statistic} (0.2 SD margin)", "below", alpha, margin)
 
