@@ -6,7 +6,7 @@ a :class:`lib.claims.Verdict` with the means, 95 % CIs and n behind it. Decision
 :mod:`lib.scholar.claims_rules`: "A is higher than B" is judged on the 95 % interval of A − B
 against 0. Where the groups are kinds of model (access, reasoning, size) the claim is about the
 audited models, as the paper's figure is: the difference (for "increases with size", the slope
-on the ordinal size class) of the model means, each model weighing the same, with the attempts'
+on the ordinal size class) of the model means, each model weighing the same, with the runs'
 sampling error given the models (:func:`lib.stats.unit_means_slope`); the spread among the
 models, what a claim about kinds of model at large would rest on, is reported beside it. Where
 the groups are kinds of prompt (senior vs early-career) it is Newcombe's hybrid score interval
@@ -115,8 +115,6 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     means = d.groupby([group, "model"])["metric_value"].mean()
     ma, mb = means.get(higher, pd.Series(dtype=float)), means.get(lower, pd.Series(dtype=float))
     nums |= {f"models {higher}": int(ma.size), f"models {lower}": int(mb.size)}
-    if min(ma.size, mb.size) < 1:
-        return not_applicable(f"{metric}: no model with values for {group}={higher!r} or {lower!r}", nums)
     across = stats.student_diff(ma, mb)
     nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean()),
              "across models (Student t)": [across[1], across[2]]}
