@@ -119,6 +119,7 @@ def truth(seed: int, *, authors: pd.DataFrame | None = None, quotes=None, panel:
     for mid, prof in all_profiles().items():
         lat = lsb_lat[mid].as_dict()
         lat["beta"] = panel.scholar.beta(mid) if panel.scholar is not None else None
+        lat["gamma_female"] = panel.scholar.gamma_female(mid) if panel.scholar is not None else None
         tasks, curves = {}, {}
         for param in calibration.ALL_PARAMS:
             at = latent.lsb_task(seed, mid, param, round(float(prof.temperature), 4))
@@ -175,8 +176,9 @@ def parameter_table(seed: int, panel: Panel | None = None) -> pd.DataFrame:
         row.update({f"target_{k}": float(targets.loc[mid, k]) for k in ("val", "ref", "dup", "cons", "f_auth", "par_cit")})
         row.update({k: float(tasks[k].mean()) for k in ("q", "eventual_validity", "refusal_rate", "kappa", "real_share",
                                                         "factuality", "duplicate_rate")})
-        row.update({"Tc_minus_Tstar": lat.Tc_gap, "width": lat.width, "gamma_female": lat.gamma_female,
-                    "gamma_nonwhite": lat.gamma_nonwhite,
-                    "beta": panel.scholar.beta(mid) if panel is not None and panel.scholar is not None else float("nan")})
+        world = panel is not None and panel.scholar is not None
+        row.update({"Tc_minus_Tstar": lat.Tc_gap, "width": lat.width, "gamma_nonwhite": lat.gamma_nonwhite,
+                    "gamma_female": panel.scholar.gamma_female(mid) if world else float("nan"),
+                    "beta": panel.scholar.beta(mid) if world else float("nan")})
         rows.append(row)
     return pd.DataFrame(rows).set_index("model")

@@ -25,7 +25,7 @@ LLMScholarBench temperature curves (panel.md "Temperature"), with T* the calibra
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -59,8 +59,8 @@ class LsbModelLatent:
     refusal_slope: float   # b
     fact_slope: float      # a
     keep_slope: float      # c
-    gamma_female: float    # log-odds multiplier of female authors in recall
     gamma_nonwhite: float  # log-odds multiplier of non-White authors in recall
+    par_gender_target: float  # published gender parity, calibrates γ_F in the world (lib.panel.composition)
     par_cit_target: float  # published citation-prominence parity, calibrates β in the world
     list_len_k: float      # mean list length of "K" tasks (epoch, field, twins, seniority)
     list_len_100: int      # typical length of a "top 100" list
@@ -85,16 +85,13 @@ def _z(values: dict[str, float], ref_keys: list[str]) -> dict[str, float]:
 def lsb_models(seed: int) -> dict[str, LsbModelLatent]:
     targets = cal.model_targets()
     published = cal.lsb_models_with_published_rows()
-    zg = _z(targets["div_g"].astype(float).to_dict(), published)
     ze = _z(targets["div_e"].astype(float).to_dict(), published)
     out = {}
     for mid, prof in all_profiles().items():
         rng = model_rng(seed, mid, "lsb")
         row = targets.loc[mid]
-        gf = np.log(2.0) * zg[mid]
         ge = np.log(2.0) * ze[mid]
         if prof.grounded:
-            gf += cal.PRIORS["rag_gender_skew_shift"]
             ge += cal.PRIORS["rag_ethnicity_skew_shift"]
         out[mid] = LsbModelLatent(
             T_star=float(prof.temperature),
@@ -103,8 +100,8 @@ def lsb_models(seed: int) -> dict[str, LsbModelLatent]:
             refusal_slope=float(rng.uniform(-0.3, 1.2)),
             fact_slope=float(rng.uniform(0.1, 0.6)),
             keep_slope=float(rng.uniform(0.3, 1.2)),
-            gamma_female=float(gf),
             gamma_nonwhite=float(ge),
+            par_gender_target=float(row["par_g"]),
             par_cit_target=float(row["par_cit"]),
             list_len_k=float(rng.uniform(8, 25)),
             list_len_100=int(rng.integers(30, 101)),
@@ -115,7 +112,22 @@ def lsb_models(seed: int) -> dict[str, LsbModelLatent]:
             refusal_form_share_hard=float(rng.uniform(0.6, 0.9)),
             blended_hallucination=float(rng.uniform(0.6, 0.85)),
         )
+    # a grounded configuration answers with its base model's list lengths, so that RAG's
+    # effect on composition is the grounding's, not a second draw of lengths
+    for mid, prof in all_profiles().items():
+        if prof.grounded:
+            base = out[prof.api_model]
+            out[mid] = replace(out[mid], list_len_k=base.list_len_k, list_len_100=base.list_len_100)
     return out
+
+
+def list_length(lat: LsbModelLatent, family: str, k: int = 100) -> int:
+    """Entries of a list: k for a top-k of at most 20, else the model's typical "top 100"
+    length; the model's K-task length for the other families (twins 0.6 of it)."""
+    if family in ("top_k", "biased_top_k"):
+        return k if k <= 20 else min(k, lat.list_len_100)
+    n = lat.list_len_k * (0.6 if family == "twins" else 1.0)
+    return max(3, int(round(n)))
 
 
 @lru_cache(maxsize=1)

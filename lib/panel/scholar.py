@@ -28,8 +28,8 @@ from collections import OrderedDict
 import numpy as np
 
 from lib.panel import calibration as cal
-from lib.panel import latent, texts
-from lib.panel.profiles import ModelProfile
+from lib.panel import composition, latent, texts
+from lib.panel.profiles import ModelProfile, all_profiles
 from lib.panel.prompts import Task
 from lib.panel.world import YEAR_NOW, AuthorIndex
 
@@ -72,26 +72,70 @@ def _weighted(rng: np.random.Generator, mix: dict) -> str:
 class ScholarBehaviour:
     def __init__(self, index: AuthorIndex, seed: int):
         self.index, self.seed = index, seed
-        self._beta: dict[str, float] = {}
+        self._cal: dict[str, tuple[float, float]] = {}
+        self._skews: dict[str, composition.GenderSkew] = {}
+        self._map: tuple[float, float] | None = None
         self._lw: dict[tuple, np.ndarray] = {}
         self._masks: dict[tuple, np.ndarray] = {}
         self._pool_sets: OrderedDict[tuple, tuple] = OrderedDict()
 
     # ---- latent per model --------------------------------------------------------------------------
-    def beta(self, model: str) -> float:
-        """Prominence exponent β calibrated so the population-level citation-prominence parity
-        of the model's recall equals its published par_cit (world-dependent, cached)."""
-        if model not in self._beta:
+    def _skew(self, model: str) -> composition.GenderSkew:
+        """The model's expected list parity as a function of γ_F (at β solved for γ_F = 0)."""
+        if model not in self._skews:
             lat = latent.lsb_models(self.seed)[model]
-            self._beta[model] = self.index.calibrate_beta(lat.par_cit_target, lat.gamma_female, lat.gamma_nonwhite)
-        return self._beta[model]
+            lists = composition.ListParity(*composition.baseline_lists(self.seed, model),
+                                           seed=latent.seed_int(self.seed, "list-parity", model))
+            beta0 = self.index.calibrate_beta(lat.par_cit_target, 0.0, lat.gamma_nonwhite)
+            self._skews[model] = composition.GenderSkew(self.index, beta0, lat.gamma_nonwhite, lists)
+        return self._skews[model]
+
+    def parity_map(self) -> tuple[float, float]:
+        """(a, s): gender-parity targets are a + s · published par_g, within every published
+        model's reach in this world (:func:`lib.panel.composition.reachable_targets`)."""
+        if self._map is None:
+            lsb = latent.lsb_models(self.seed)
+            models = cal.lsb_models_with_published_rows()
+            self._map = composition.reachable_targets({m: lsb[m].par_gender_target for m in models},
+                                                      {m: self._skew(m).floor for m in models},
+                                                      {m: self._skew(m).peak for m in models})
+        return self._map
+
+    def _calibrated(self, model: str) -> tuple[float, float]:
+        """(β, γ_F) of the model in this world (cached): γ_F gives the expected list-level gender
+        parity its target (:meth:`parity_map`), then β the recall's citation-prominence parity
+        its published par_cit. A grounded configuration keeps its base model's γ_F shifted by
+        the RAG prior."""
+        if model not in self._cal:
+            lat = latent.lsb_models(self.seed)[model]
+            prof = all_profiles()[model]
+            if prof.grounded:
+                gamma_f = self._calibrated(prof.api_model)[1] + cal.PRIORS["rag_gender_skew_shift"]
+            else:
+                a, s = self.parity_map()
+                gamma_f = self._skew(model).solve(a + s * lat.par_gender_target)
+            self._cal[model] = (self.index.calibrate_beta(lat.par_cit_target, gamma_f, lat.gamma_nonwhite), gamma_f)
+        return self._cal[model]
+
+    def beta(self, model: str) -> float:
+        """Prominence exponent β: the population-level citation-prominence parity of the model's
+        recall equals its published par_cit (world-dependent)."""
+        return self._calibrated(model)[0]
+
+    def gamma_female(self, model: str) -> float:
+        """Log-odds multiplier γ_F of female authors in the model's recall (world-dependent)."""
+        return self._calibrated(model)[1]
 
     def _log_w(self, model: str, extra_female: float = 0.0) -> np.ndarray:
+        """Log recall weights; a prompt that shifts γ_F (the "diverse" prompt) gets its own β so
+        that the shift changes gender only, not the citation profile (App. C.3 "only gender")."""
         key = (model, extra_female)
         if key not in self._lw:
             lat = latent.lsb_models(self.seed)[model]
-            self._lw[key] = self.index.log_weights(self.beta(model), lat.gamma_female + extra_female,
-                                                   lat.gamma_nonwhite)
+            beta, gamma_f = self._calibrated(model)
+            if extra_female:
+                beta = self.index.calibrate_beta(lat.par_cit_target, gamma_f + extra_female, lat.gamma_nonwhite)
+            self._lw[key] = self.index.log_weights(beta, gamma_f + extra_female, lat.gamma_nonwhite)
             self.index.register_order(self._lw[key])
         return self._lw[key]
 
@@ -226,17 +270,10 @@ class ScholarBehaviour:
                 out[i] = ("real", g)
         return [e if e is not None else ("fake", self._hallucinate(rng, lat)) for e in out]
 
-    def _length(self, task: Task, lat) -> int:
-        if task.family in ("top_k", "biased_top_k"):
-            k = int(task.detail.get("k", 100))
-            return k if k <= 20 else min(k, lat.list_len_100)
-        n = lat.list_len_k * (0.6 if task.family == "twins" else 1.0)
-        return max(3, int(round(n)))
-
     def entries(self, model: str, task: Task, params: dict, core_rng, run_rng) -> list[tuple]:
         lat = latent.lsb_models(self.seed)[model]
         pools = self.pools(model, task)
-        n = self._length(task, lat)
+        n = latent.list_length(lat, task.family, int(task.detail.get("k", 100)))
         core = self._fill(core_rng, lat, params, pools, list(range(n)), set())
         keep = run_rng.random(n) < params["kappa"]
         redraw = [i for i in range(n) if not keep[i]]

@@ -65,6 +65,14 @@ class AuthorIndex:
         self.eth = np.array([_eth_code(v) for v in a["true_ethnicity"].to_numpy()], dtype=np.int8)
         self.nonwhite = self.eth != 3
         self.log_prom = np.log1p(self.cites)
+        # the gender labels the benchmark's parity reads (perceived from the first name when the
+        # table has them, else the true gender), and their shares over the whole world
+        labels = (a["perceived_gender"] if "perceived_gender" in a.columns else a["true_gender"]).fillna("Unknown")
+        self.gender_categories, self.gender_code = np.unique(labels.astype(str).to_numpy(), return_inverse=True)
+        self.gender_reference = np.bincount(self.gender_code, minlength=len(self.gender_categories)) / self.n
+        # γ_F weighs the authors whose name does not read as male: models over-recall names
+        # that read as male, and a name's reading is what the parity scores
+        self.not_male_name = labels.astype(str).to_numpy() != "Male"
         # citation-prominence strata on rank percentiles (50/30/15/5 %, reference §2.7)
         pct = (pd.Series(self.cites).rank(method="first").to_numpy() - 0.5) / self.n
         self.cit_stratum = np.searchsorted([0.5, 0.8, 0.95], pct, side="right").astype(np.int8)
@@ -164,7 +172,7 @@ class AuthorIndex:
 
     # ---- recall pools ------------------------------------------------------------------------------
     def log_weights(self, beta: float, gamma_f: float, gamma_e: float) -> np.ndarray:
-        return beta * self.log_prom + gamma_f * self.female + gamma_e * self.nonwhite
+        return beta * self.log_prom + gamma_f * self.not_male_name + gamma_e * self.nonwhite
 
     def register_order(self, log_w: np.ndarray) -> None:
         """Pre-sort authors by a (model's) log weight, heaviest first, so pools over any mask
@@ -241,6 +249,17 @@ class AuthorIndex:
         rec = np.bincount(self.cit_stratum, weights=w, minlength=4) / w.sum()
         pop = np.bincount(self.cit_stratum, minlength=4) / self.n
         return float(1.0 - 0.5 * np.abs(rec - pop).sum())
+
+    def gender_sums(self, beta: float, gamma_e: float) -> np.ndarray:
+        """Recall weight at γ_F = 0 per gender category (columns, ``gender_categories``) of the
+        authors whose name reads as male and of the others (rows): the recall shares at any γ_F are
+        (row 0 + e^γ_F · row 1), normalised (:func:`lib.panel.composition.gender_shares`)."""
+        lw = self.log_weights(beta, 0.0, gamma_e)
+        w = np.exp(lw - lw.max())
+        k = len(self.gender_categories)
+        other = self.not_male_name
+        return np.stack([np.bincount(self.gender_code[~other], weights=w[~other], minlength=k),
+                         np.bincount(self.gender_code[other], weights=w[other], minlength=k)])
 
     def calibrate_beta(self, target_parity: float, gamma_f: float, gamma_e: float) -> float:
         """β in [0, 4] with cit_parity(β) = target (bisection; parity falls as β grows)."""

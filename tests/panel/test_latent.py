@@ -89,7 +89,8 @@ def test_secondary_parameters_are_in_their_ranges_and_fixed_by_the_seed():
     assert latent.lsb_models(SEED) == models                 # recomputed, not only cached
     other = latent.lsb_models(SEED + 1)
     assert other[LLAMA].T_star == models[LLAMA].T_star and other[LLAMA].Tc_gap != models[LLAMA].Tc_gap
-    assert other[LLAMA].gamma_female == models[LLAMA].gamma_female          # calibrated, not drawn
+    assert other[LLAMA].par_gender_target == models[LLAMA].par_gender_target   # published, not drawn
+    assert other[LLAMA].gamma_nonwhite == models[LLAMA].gamma_nonwhite
     assert np.isfinite(models[LLAMA].as_dict()["par_cit_target"])
 
 

@@ -56,7 +56,10 @@ def test_weighted_choice_follows_the_mix():
 
 def test_list_lengths(behaviour, golden):
     lat = latent.lsb_models(SEED)[LLAMA]
-    length = lambda var: behaviour._length(prompts.parse(golden[var]), lat)   # noqa: E731
+    def length(var):
+        task = prompts.parse(golden[var])
+        return latent.list_length(lat, task.family, int(task.detail.get("k", 100)))
+
     assert length("top_5") == 5 and length("top_100") == min(100, lat.list_len_100)
     assert length("1950s") == max(3, round(lat.list_len_k)) and length("famous_male") == max(3, round(0.6 * lat.list_len_k))
 
