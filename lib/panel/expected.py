@@ -159,11 +159,11 @@ def parameter_table(seed: int, panel: Panel | None = None) -> pd.DataFrame:
     """The calibration at a glance: one row per model (model → parameter).
 
     Columns: the published (or derived) targets the model was calibrated to (``target_*``:
-    val, ref, dup, cons, f_auth, par_cit, with the rule in ``source``), the temperature T*, and
+    val, ref, dup, cons, f_auth, par_g, par_cit, with the rule in ``source``), the temperature T*, and
     the latent parameters they imply, averaged over the 18 baseline task parameters at T*
     (``q`` per attempt, ``eventual_validity``, ``refusal_rate``, ``kappa``, ``real_share``,
-    ``factuality``, ``duplicate_rate``), plus the model-level T_c − T*, width w, γ_F, γ_E and,
-    when the panel has a world, β.
+    ``factuality``, ``duplicate_rate``), plus the model-level T_c − T*, width w, γ_E and,
+    when the panel has a world, β and γ_F (both solved in that world).
     """
     targets = calibration.model_targets()
     lsb_lat = latent.lsb_models(seed)
@@ -173,7 +173,7 @@ def parameter_table(seed: int, panel: Panel | None = None) -> pd.DataFrame:
         tasks = pd.DataFrame([latent.lsb_task(seed, mid, p, T) for p in calibration.BASELINE_PARAMS])
         lat = lsb_lat[mid]
         row = {"model": mid, "source": targets.loc[mid, "source"], "T_star": T}
-        row.update({f"target_{k}": float(targets.loc[mid, k]) for k in ("val", "ref", "dup", "cons", "f_auth", "par_cit")})
+        row.update({f"target_{k}": float(targets.loc[mid, k]) for k in ("val", "ref", "dup", "cons", "f_auth", "par_g", "par_cit")})
         row.update({k: float(tasks[k].mean()) for k in ("q", "eventual_validity", "refusal_rate", "kappa", "real_share",
                                                         "factuality", "duplicate_rate")})
         world = panel is not None and panel.scholar is not None

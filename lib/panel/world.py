@@ -5,8 +5,8 @@ authors table of :func:`lib.groundtruth.world.load_world` (or any table with the
 e.g. a test fixture) and, when given, publications + authorships (real DOIs for the field task)
 and coauthorships (twins are drawn from the anchor's collaborators).
 
-A recall pool is a weighted set of authors: weight ∝ (1 + cited_by_count)^β · e^(γ_F·female) ·
-e^(γ_E·non-White) (panel.md "Recall"). Only the ``POOL_CAP`` heaviest authors of a pool are
+A recall pool is a weighted set of authors: weight ∝ (1 + cited_by_count)^β · e^(γ_F·[name does not
+read as male]) · e^(γ_E·non-White) (panel.md "Recall"). Only the ``POOL_CAP`` heaviest authors of a pool are
 kept: models do not recall the long tail, and sampling stays O(log n).
 """
 from __future__ import annotations
