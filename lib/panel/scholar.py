@@ -126,16 +126,17 @@ class ScholarBehaviour:
         """Log-odds multiplier γ_F of female authors in the model's recall (world-dependent)."""
         return self._calibrated(model)[1]
 
-    def _log_w(self, model: str, extra_female: float = 0.0) -> np.ndarray:
-        """Log recall weights; a prompt that shifts γ_F (the "diverse" prompt) gets its own β so
-        that the shift changes gender only, not the citation profile (App. C.3 "only gender")."""
-        key = (model, extra_female)
+    def _log_w(self, model: str, female_shift: float = 0.0) -> np.ndarray:
+        """Log recall weights; a prompt that raises the names that read as female (the "diverse"
+        prompt) gets its own β, so that it changes gender only, not the citation profile or the
+        ethnicity mix (App. C.3 "only gender")."""
+        key = (model, female_shift)
         if key not in self._lw:
             lat = latent.lsb_models(self.seed)[model]
             beta, gamma_f = self._calibrated(model)
-            if extra_female:
-                beta = self.index.calibrate_beta(lat.par_cit_target, gamma_f + extra_female, lat.gamma_nonwhite)
-            self._lw[key] = self.index.log_weights(beta, gamma_f + extra_female, lat.gamma_nonwhite)
+            if female_shift:
+                beta = self.index.calibrate_beta(lat.par_cit_target, gamma_f, lat.gamma_nonwhite, female_shift)
+            self._lw[key] = self.index.log_weights(beta, gamma_f, lat.gamma_nonwhite, female_shift)
             self.index.register_order(self._lw[key])
         return self._lw[key]
 

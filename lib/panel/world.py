@@ -73,6 +73,10 @@ class AuthorIndex:
         # γ_F weighs the authors whose name does not read as male: models over-recall names
         # that read as male, and a name's reading is what the parity scores
         self.not_male_name = labels.astype(str).to_numpy() != "Male"
+        # a prompt asking for gender diversity raises the names that read as female; unisex and
+        # unknown readings stay as they are (in the synthetic world 95 % of unisex names are Asian,
+        # so raising them would move ethnicity too, which App. C.3 says the prompt does not)
+        self.female_name = labels.astype(str).to_numpy() == "Female"
         # citation-prominence strata on rank percentiles (50/30/15/5 %, reference §2.7)
         pct = (pd.Series(self.cites).rank(method="first").to_numpy() - 0.5) / self.n
         self.cit_stratum = np.searchsorted([0.5, 0.8, 0.95], pct, side="right").astype(np.int8)
@@ -171,8 +175,9 @@ class AuthorIndex:
         return nb[offsets[int(pos)]: offsets[int(pos) + 1]]
 
     # ---- recall pools ------------------------------------------------------------------------------
-    def log_weights(self, beta: float, gamma_f: float, gamma_e: float) -> np.ndarray:
-        return beta * self.log_prom + gamma_f * self.not_male_name + gamma_e * self.nonwhite
+    def log_weights(self, beta: float, gamma_f: float, gamma_e: float, female_shift: float = 0.0) -> np.ndarray:
+        lw = beta * self.log_prom + gamma_f * self.not_male_name + gamma_e * self.nonwhite
+        return lw + female_shift * self.female_name if female_shift else lw
 
     def register_order(self, log_w: np.ndarray) -> None:
         """Pre-sort authors by a (model's) log weight, heaviest first, so pools over any mask
@@ -261,14 +266,14 @@ class AuthorIndex:
         return np.stack([np.bincount(self.gender_code[~other], weights=w[~other], minlength=k),
                          np.bincount(self.gender_code[other], weights=w[other], minlength=k)])
 
-    def calibrate_beta(self, target_parity: float, gamma_f: float, gamma_e: float) -> float:
+    def calibrate_beta(self, target_parity: float, gamma_f: float, gamma_e: float, female_shift: float = 0.0) -> float:
         """β in [0, 4] with cit_parity(β) = target (bisection; parity falls as β grows)."""
         lo, hi = 0.0, 4.0
-        if self.cit_parity(self.log_weights(hi, gamma_f, gamma_e)) >= target_parity:
+        if self.cit_parity(self.log_weights(hi, gamma_f, gamma_e, female_shift)) >= target_parity:
             return hi
         for _ in range(30):
             mid = 0.5 * (lo + hi)
-            if self.cit_parity(self.log_weights(mid, gamma_f, gamma_e)) > target_parity:
+            if self.cit_parity(self.log_weights(mid, gamma_f, gamma_e, female_shift)) > target_parity:
                 lo = mid
             else:
                 hi = mid

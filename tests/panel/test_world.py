@@ -64,6 +64,29 @@ def test_dois_and_coauthors_by_hand(index):
     assert bare.dois(0) == () and bare.coauthors(0).size == 0
 
 
+def test_gender_readings_and_the_female_shift():
+    """γ_F weighs every name that does not read as male (what the parity scores); the diverse
+    prompt's shift weighs only names that read as female, so with unisex names all Asian (as in
+    the synthetic world, 95 %) it leaves the Asian share of the recall where it was."""
+    t = authors_table()
+    asian = t["true_ethnicity"] == "Asian"
+    t["perceived_gender"] = np.where(asian, "Unisex", t["true_gender"])
+    ix = AuthorIndex(t)
+    assert list(ix.gender_categories) == ["Female", "Male", "Unisex"]
+    assert ix.not_male_name.tolist() == (t["perceived_gender"] != "Male").tolist()
+    assert ix.female_name.tolist() == (t["perceived_gender"] == "Female").tolist()
+    base, shifted = ix.log_weights(1.0, -1.0, 0.0), ix.log_weights(1.0, -1.0, 0.0, female_shift=0.7)
+    assert shifted - base == pytest.approx(0.7 * ix.female_name)
+    share = lambda lw, m: np.exp(lw)[m].sum() / np.exp(lw).sum()  # noqa: E731
+    assert share(shifted, ix.female_name) > share(base, ix.female_name)
+    # the Asian share falls only because the female names' share rose, never because unisex moved
+    others = ~ix.female_name
+    assert share(shifted, asian.to_numpy()) / share(shifted, others) == pytest.approx(
+        share(base, asian.to_numpy()) / share(base, others))
+    beta = ix.calibrate_beta(0.6, -1.0, 0.0, female_shift=0.7)
+    assert ix.cit_parity(ix.log_weights(beta, -1.0, 0.0, 0.7)) == pytest.approx(0.6, abs=1e-3)
+
+
 def test_log_weights_and_pools(index, monkeypatch):
     lw = index.log_weights(1.0, 0.5, -0.25)
     i = 3   # Bob, Hispanic (non-White), 30 citations
