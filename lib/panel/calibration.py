@@ -67,7 +67,10 @@ PRIORS: dict[str, float] = {
     "cp_factuality_logit": -0.25,       # slightly lower factuality
     "cp_rare_group_factuality_logit": -0.8,  # extra drop for female-only, Black-only, low-citation
     "cp_compliance": 0.75,              # share of a constrained list drawn from the requested group
-    "cp_diverse_gender_shift": 0.7,     # "diverse": odds of names that read as female up (gender diversity only)
+    # "diverse": log-odds of names that read as female up (gender diversity only); 1.5 gives the
+    # recall's gender diversity the gain the old 0.7 on every not-male name gave (seed 20261130:
+    # llama-3.1-8b Gini-Simpson 0.105 -> 0.189, was 0.192) without moving ethnicity
+    "cp_diverse_gender_shift": 1.5,
 }
 RARE_GROUP_PARAMS = ("top_100_bias_gender_female", "top_100_bias_ethnicity_black", "top_100_bias_citations_low")
 
