@@ -123,7 +123,8 @@ class ScholarBehaviour:
         return self._calibrated(model)[0]
 
     def gamma_female(self, model: str) -> float:
-        """Log-odds multiplier γ_F of female authors in the model's recall (world-dependent)."""
+        """Log-odds multiplier γ_F of authors whose name does not read as male in the model's
+        recall (world-dependent, solved for the model's published gender parity)."""
         return self._calibrated(model)[1]
 
     def _log_w(self, model: str, female_shift: float = 0.0) -> np.ndarray:

@@ -6,7 +6,8 @@ e.g. a test fixture) and, when given, publications + authorships (real DOIs for 
 and coauthorships (twins are drawn from the anchor's collaborators).
 
 A recall pool is a weighted set of authors: weight ∝ (1 + cited_by_count)^β · e^(γ_F·[name does not
-read as male]) · e^(γ_E·non-White) (panel.md "Recall"). Only the ``POOL_CAP`` heaviest authors of a pool are
+read as male]) · e^(γ_E·non-White), times e^(shift·[name reads as female]) for the prompt that asks
+for diversity (panel.md "Recall"). Only the ``POOL_CAP`` heaviest authors of a pool are
 kept: models do not recall the long tail, and sampling stays O(log n).
 """
 from __future__ import annotations
@@ -68,15 +69,16 @@ class AuthorIndex:
         # the gender labels the benchmark's parity reads (perceived from the first name when the
         # table has them, else the true gender), and their shares over the whole world
         labels = (a["perceived_gender"] if "perceived_gender" in a.columns else a["true_gender"]).fillna("Unknown")
-        self.gender_categories, self.gender_code = np.unique(labels.astype(str).to_numpy(), return_inverse=True)
+        labels = labels.astype(str).to_numpy()
+        self.gender_categories, self.gender_code = np.unique(labels, return_inverse=True)
         self.gender_reference = np.bincount(self.gender_code, minlength=len(self.gender_categories)) / self.n
         # γ_F weighs the authors whose name does not read as male: models over-recall names
         # that read as male, and a name's reading is what the parity scores
-        self.not_male_name = labels.astype(str).to_numpy() != "Male"
+        self.not_male_name = labels != "Male"
         # a prompt asking for gender diversity raises the names that read as female; unisex and
         # unknown readings stay as they are (in the synthetic world 95 % of unisex names are Asian,
         # so raising them would move ethnicity too, which App. C.3 says the prompt does not)
-        self.female_name = labels.astype(str).to_numpy() == "Female"
+        self.female_name = labels == "Female"
         # citation-prominence strata on rank percentiles (50/30/15/5 %, reference §2.7)
         pct = (pd.Series(self.cites).rank(method="first").to_numpy() - 0.5) / self.n
         self.cit_stratum = np.searchsorted([0.5, 0.8, 0.95], pct, side="right").astype(np.int8)
