@@ -1,4 +1,4 @@
-"""The runner behind ``./run_all.sh``: execute the notebooks in order with papermill.
+"""The runner behind ``./run_all.sh``: execute the notebooks with papermill, in order of what they read.
 
 Each notebook runs with a named kernel, the repository root as working directory, a per-cell
 timeout and the parameters of the chosen profile. A notebook whose inputs (its source, the hash
@@ -19,7 +19,12 @@ failed, so the next run executes it again, and collections resume from the raw s
 code is 130 (SIGINT) or 143 (SIGTERM). A cell that outlasts ``execution_timeout_s`` is reported
 with the notebook, the cell number and the heading above it.
 
-Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force] [--dry-run]``
+Side by side: up to ``--jobs`` notebooks run at once (default two on a machine with two cores), each
+once the notebooks it reads have finished, so LLMScholarBench's 01-04 and the other papers' 05 and 06
+share the cores. Their collections take turns on the raw store (its writer lock, which they wait
+for). Each kernel gets its own environment, log and memory figure.
+
+Usage: ``python -m lib.pipeline [--profile quick|paper|PATH] [--only NN ...] [--force] [--jobs N] [--dry-run]``
 (``--dry-run``: :mod:`lib.dryrun`, the requests and their cost per notebook and provider; nothing runs or is sent).
 """
 from __future__ import annotations
@@ -34,10 +39,12 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lib import artifacts, claims, claims_plot, config, manifest, paths, rawsource, registry
+from lib.llm import store as lib_store
 
 KERNEL = "llm-audit-companion"
 #: the run banner's words for a profile's data label (lib.config.Profile.data_label)
@@ -194,19 +201,20 @@ def child_pids(pid: int | None = None) -> list[int]:
 
 
 class _PeakRSS:
-    """Peak resident memory (MB) of this process's child processes (the kernel) while a notebook runs.
+    """Peak resident memory (MB) of the kernel while a notebook runs: ``pids()`` gives the processes
+    to watch (default every child process of this one).
 
     Samples the children's ``VmHWM`` (their own high-water mark) from ``/proc`` every
     ``interval`` seconds, so the figure is exact up to what a child allocates in its last
     ``interval``; ``None`` where ``/proc`` is absent (not Linux).
     """
 
-    def __init__(self, interval: float = 0.5):
-        self.interval, self.peak_kb, self._stop = interval, 0, threading.Event()
+    def __init__(self, interval: float = 0.5, pids=child_pids):
+        self.interval, self.peak_kb, self._stop, self.pids = interval, 0, threading.Event(), pids
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _sample(self) -> None:
-        for pid in child_pids():
+        for pid in self.pids():
             try:
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
@@ -234,11 +242,15 @@ class _PeakRSS:
         return round(self.peak_kb / 1024, 1) if self.peak_kb else None
 
 
-def _ipc_kernel_manager():
+def _ipc_kernel_manager(env: dict[str, str] | None = None, kernel_log: Path | None = None, on_launch=None):
     """Kernel manager on IPC sockets: no TCP ports to race for, no plain-TCP warning from the kernel.
     Each kernel's sockets live in a folder of their own: jupyter_client's default (``kernel-ipc-N``
     in the working directory, N the first free number) races between two runs started at once from
-    one directory, and the loser's messages fail with "Invalid Signature"."""
+    one directory, and the loser's messages fail with "Invalid Signature".
+
+    ``env``: added to the kernel's environment (this process's own is left alone, so two notebooks
+    can start side by side); ``kernel_log``: the kernel's stderr; ``on_launch(pid)``: told the
+    kernel's process id (its memory is measured)."""
     import shutil
     import tempfile
 
@@ -255,13 +267,18 @@ def _ipc_kernel_manager():
                 shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
+            if env:
+                kw["env"] = {**(kw.get("env") or os.environ), **env}
             # the kernel's own stderr (its shutdown noise after an interruption, e.g. a zmq.error.ZMQError
             # traceback) goes to the notebook's kernel log, not above the runner's INTERRUPTED line
-            log = os.environ.get("COMPANION_KERNEL_LOG")
-            if not log or "stderr" in kw:
-                return await super()._async_launch_kernel(kernel_cmd, **kw)
-            with open(log, "ab") as fh:
-                return await super()._async_launch_kernel(kernel_cmd, stderr=fh, **kw)
+            if kernel_log is None or "stderr" in kw:
+                out = await super()._async_launch_kernel(kernel_cmd, **kw)
+            else:
+                with open(kernel_log, "ab") as fh:
+                    out = await super()._async_launch_kernel(kernel_cmd, stderr=fh, **kw)
+            if on_launch is not None and getattr(self.provisioner, "pid", None):
+                on_launch(self.provisioner.pid)
+            return out
 
     return IPCKernelManager
 
@@ -393,8 +410,11 @@ def _clear_previous(notebook: str) -> None:
     manifest.state_path(notebook).unlink(missing_ok=True)
 
 
-def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]) -> NotebookRun:
-    """Run one notebook through papermill; never raises for a notebook error."""
+def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str], *,
+            store_wait: bool = False) -> NotebookRun:
+    """Run one notebook through papermill; never raises for a notebook error. ``store_wait``: other
+    notebooks run beside it, so its collections wait for the raw store's writer lock
+    (:data:`lib.llm.store.WAIT_ENV`, up to ``execution_timeout_s``) instead of failing on it."""
     _without_the_iri_grammars()
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -404,24 +424,27 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
     _clear_previous(notebook)
     src = _prepare_input(notebook, paths.EXECUTED)
     out = paths.EXECUTED / f"{notebook}.ipynb"
-    log_path = paths.LOGS / f"{notebook}.log"
+    log_path, kernel_log = paths.LOGS / f"{notebook}.log", paths.LOGS / f"{notebook}.kernel.log"
     handler = logging.FileHandler(log_path, mode="w")
     handler.addFilter(_Scrub(secrets))
+    me = threading.get_ident()          # papermill logs the cells' output in the thread that runs them
+    handler.addFilter(lambda record: record.thread == me)
     pm_logger = logging.getLogger("papermill")
     pm_logger.addHandler(handler)
     pm_logger.setLevel(logging.INFO)
-    os.environ.update(COMPANION_KERNEL_LOG=str(paths.LOGS / f"{notebook}.kernel.log"))
-    os.environ.update(COMPANION_NOTEBOOK=notebook, COMPANION_PROFILE=prof.name, COMPANION_RUN_ID=run_id,
-                      COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
-                      MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0")
+    env = dict(COMPANION_NOTEBOOK=notebook, COMPANION_PROFILE=prof.name, COMPANION_RUN_ID=run_id,
+               COMPANION_OUTPUTS=str(paths.OUTPUTS), COMPANION_CACHE=str(paths.CACHE),
+               MPLBACKEND="Agg", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONHASHSEED="0",
+               **({lib_store.WAIT_ENV: str(prof.execution_timeout_s)} if store_wait else {}))
+    kernel: list[int] = []
     started = time.perf_counter()
-    rss = _PeakRSS().start()
+    rss = _PeakRSS(pids=lambda: kernel).start()
     try:
         pm.execute_notebook(
             str(src), str(out), parameters=prof.notebook_params(notebook), kernel_name=KERNEL,
             cwd=str(paths.ROOT), execution_timeout=prof.execution_timeout_s, start_timeout=120,
             request_save_on_cell_execute=True, progress_bar=False, log_output=True,
-            kernel_manager_class=_ipc_kernel_manager(),
+            kernel_manager_class=_ipc_kernel_manager(env, kernel_log, on_launch=kernel.append),
         )
         run.status = "ran"
         off = _stage_problems(notebook)
@@ -455,10 +478,8 @@ def execute(notebook: str, prof: config.Profile, run_id: str, secrets: list[str]
         run.peak_rss_mb = rss.mb
         pm_logger.removeHandler(handler)
         handler.close()
-        for k in ("COMPANION_NOTEBOOK", "COMPANION_RUN_ID", "COMPANION_KERNEL_LOG"):
-            os.environ.pop(k, None)
         src.unlink(missing_ok=True)
-        for f in (out, log_path, paths.LOGS / f"{notebook}.kernel.log"):
+        for f in (out, log_path, kernel_log):
             scrub_file(f, secrets)
     run.executed = str(out.relative_to(paths.OUTPUTS)) if out.is_file() else ""
     run.stages = stage_times_file(out)
@@ -506,10 +527,50 @@ def _upstream_hint(notebook: str, error: str) -> str:
             f"{error}")
 
 
+def default_jobs() -> int:
+    """Notebooks run side by side: ``COMPANION_JOBS``, else one per core, at most two (the two
+    independent chains, LLMScholarBench 01-04 and the other two papers' 05 and 06)."""
+    env = os.environ.get("COMPANION_JOBS", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise SystemExit(f"COMPANION_JOBS: expected a whole number of notebooks run side by side (1 or more), got {env!r}")
+        return int(env)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def _stop_running(running: dict, runs: dict) -> list[NotebookRun]:
+    """After Ctrl-C: stop the kernels of the running notebooks (again, until their threads are done, so
+    a kernel that was just starting is stopped too), and mark each notebook failed where it stopped."""
+    names = list(running.values())
+    if not names:
+        return []
+    _quiet_after_interrupt(paths.LOGS / f"{names[0]}.log")
+    deadline = time.monotonic() + 60
+    while any(not f.done() for f in running) and time.monotonic() < deadline:
+        _stop_children(grace_s=2.0)
+        wait(list(running), timeout=0.5)
+    stopped = []
+    for fut, name in running.items():
+        try:
+            nr = fut.result(timeout=0) if fut.done() else NotebookRun(name, status="failed")
+        except BaseException:       # the notebook's thread itself was interrupted
+            nr = NotebookRun(name, status="failed")
+        where = _running_cell_file(paths.EXECUTED / f"{name}.ipynb")
+        nr.status, nr.error = "failed", f"interrupted{' in ' + where if where else ''}"
+        nr.input_hash = runs[name].input_hash
+        runs[name] = nr
+        stopped.append(nr)
+    return stopped
+
+
 def run(profile: str, only: list[str] | None = None, force: bool = False, out=sys.stdout, *,
-        allow_partial: bool = False) -> int:
+        allow_partial: bool = False, jobs: int | None = None) -> int:
     """Run the pipeline; returns the process exit code (0 only if every promise is kept and, unless
-    ``allow_partial``, no model is partial: answered too few of its requests, manifest ``partial``)."""
+    ``allow_partial``, no model is partial: answered too few of its requests, manifest ``partial``).
+
+    ``jobs`` notebooks run side by side (default :func:`default_jobs`): a notebook starts once the
+    notebooks it reads (:func:`lib.registry.upstream`) have finished in this run, in run order.
+    After a failure no further notebook starts; those running finish."""
     from lib import report
 
     t0 = time.perf_counter()
@@ -535,48 +596,81 @@ def run(profile: str, only: list[str] | None = None, force: bool = False, out=sy
     lib_digest = lib_hash()
     print(f"profile {prof.name} ({BANNER[prof.data_label]}), "
           f"outputs in {paths.OUTPUTS}", file=out, flush=True)
-    runs: list[NotebookRun] = []
-    failed = None
-    for i, name in enumerate(registry.notebook_names(), 1):
-        nr = NotebookRun(name)
-        runs.append(nr)
-        tag = f"[{i}/{len(registry.notebook_names())}] {name:<31}"
+    names = registry.notebook_names()
+    runs = {name: NotebookRun(name) for name in names}
+    tags = {name: f"[{i}/{len(names)}] {name:<31}" for i, name in enumerate(names, 1)}
+    todo = []
+    for name in names:
         if not (paths.NOTEBOOKS / f"{name}.py").is_file():
-            nr.status = "absent"
-            print(f"{tag} not yet written (its artifacts are reported missing)", file=out, flush=True)
-            continue
-        if name not in selected or failed:
-            nr.status = "not-selected"
-            continue
-        nr.input_hash = input_hash(name, prof, lib_digest)
-        if not force and is_up_to_date(name, nr.input_hash):
-            nr.status = "skipped"
-            nr.produced = manifest.read_state(name).get("produced", [])
-            print(f"{tag} skipped: inputs unchanged since its last successful run", file=out, flush=True)
-            continue
-        print(f"{tag} running ... (follow: tail -f {paths.LOGS / (name + '.log')})", file=out, flush=True)
-        try:
-            result = execute(name, prof, run_id, secrets)
-        except KeyboardInterrupt as exc:
-            exc = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
-            nr.status, nr.error = "failed", f"interrupted by {exc}"
-            _write_state(nr, prof, run_id)
-            print(f"{tag} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
-                  f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
-            man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=registry.upstream())
-            manifest.write(man)
-            return 128 + exc.signum
-        result.input_hash = nr.input_hash
-        runs[-1] = nr = result
+            runs[name].status = "absent"
+            print(f"{tags[name]} not yet written (its artifacts are reported missing)", file=out, flush=True)
+        elif name in selected:
+            todo.append(name)
+        else:
+            runs[name].status = "not-selected"
+    jobs = max(1, min(jobs or default_jobs(), len(todo) or 1))
+    upstream = registry.upstream()
+    failed: NotebookRun | None = None
+    running: dict = {}          # future -> notebook name
+
+    def start_ready(pool) -> None:
+        """Start (or skip) every notebook whose upstream in this run has finished, in run order."""
+        for name in list(todo):
+            if failed or len(running) >= jobs:
+                return
+            if any(u in todo or u in running.values() for u in upstream[name]):
+                continue
+            todo.remove(name)
+            nr = runs[name]
+            nr.input_hash = input_hash(name, prof, lib_digest)
+            if not force and is_up_to_date(name, nr.input_hash):
+                nr.status = "skipped"
+                nr.produced = manifest.read_state(name).get("produced", [])
+                print(f"{tags[name]} skipped: inputs unchanged since its last successful run", file=out, flush=True)
+                return start_ready(pool)            # its downstream may be ready now
+            print(f"{tags[name]} running ... (follow: tail -f {paths.LOGS / (name + '.log')})", file=out, flush=True)
+            running[pool.submit(execute, name, prof, run_id, secrets, store_wait=jobs > 1)] = name
+
+    def finish(fut) -> None:
+        nonlocal failed
+        name = running.pop(fut)
+        nr = fut.result()
+        nr.input_hash = runs[name].input_hash
+        runs[name] = nr
         _write_state(nr, prof, run_id)
         if nr.status == "failed":
-            failed = nr
+            failed = failed or nr
             nr.error = _upstream_hint(name, nr.error)
-            print(f"{tag} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"
+            print(f"{tags[name]} FAILED after {nr.wall_s:.1f} s at {nr.error}\n"
                   f"    executed notebook kept: {paths.OUTPUTS / nr.executed}\n    log: {paths.LOGS / (name + '.log')}",
                   file=out, flush=True)
         else:
-            print(f"{tag} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
+            print(f"{tags[name]} done in {nr.wall_s:.1f} s ({len(nr.produced)} artifacts)", file=out, flush=True)
+
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="notebook")
+    try:
+        start_ready(pool)
+        while running:
+            done, _ = wait(list(running), timeout=0.5, return_when=FIRST_COMPLETED)
+            for fut in done:
+                finish(fut)
+            start_ready(pool)
+    except KeyboardInterrupt as exc:
+        exc = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+        stopped = _stop_running(running, runs)
+        for nr in stopped:
+            _write_state(nr, prof, run_id)
+            print(f"{tags[nr.name]} INTERRUPTED ({exc}): the notebook and its kernel were stopped; nothing is marked "
+                  f"complete, and a re-run resumes (collections continue from the raw store)", file=out, flush=True)
+        pool.shutdown(wait=False, cancel_futures=True)
+        man = manifest.build(prof, list(runs.values()), run_id=run_id, wall_s=time.perf_counter() - t0,
+                             upstream=upstream)
+        manifest.write(man)
+        return 128 + exc.signum
+    pool.shutdown(wait=True)
+    for name in todo:               # not started: a notebook before them failed
+        runs[name].status = "not-selected"
+    runs = list(runs.values())
     man = manifest.build(prof, runs, run_id=run_id, wall_s=time.perf_counter() - t0, upstream=registry.upstream())
     man = man.with_claims(claims_plot.write_markdown(man))
     manifest.write(man)
@@ -607,7 +701,12 @@ def main(argv: list[str] | None = None) -> int:
                              "(also outputs/dry_run.csv and .json)")
     parser.add_argument("--allow-partial", action="store_true",
                         help="exit 0 even when a model answered too few of its requests (it stays marked partial)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="notebooks run side by side, each once the notebooks it reads have finished "
+                             "(default COMPANION_JOBS, else one per core, at most 2; 1: one after another)")
     args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        parser.error(f"--jobs: expected 1 or more notebooks side by side, got {args.jobs}")
     if args.dry_run:
         from lib import dryrun
 
@@ -616,7 +715,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _raise_interrupt)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        return run(args.profile, only=args.only, force=args.force, allow_partial=args.allow_partial)
+        return run(args.profile, only=args.only, force=args.force, allow_partial=args.allow_partial, jobs=args.jobs)
     except manifest.ManifestError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 1

@@ -224,3 +224,47 @@ def test_a_data_folder_off_its_declaration_fails_the_notebook(isolated_outputs):
     (folder / "scratch.parquet").unlink()
     (folder / nb.writes[0]).write_text("x")
     assert pipeline._stage_problems("02_collection") == ""
+
+
+def test_independent_notebooks_run_side_by_side_and_take_turns_on_the_raw_store(tmp_path):
+    """05 and 06 read nothing of each other: with --jobs 2 they run at once, each kernel with its own
+    notebook name, log and memory figure, and their collections wait for the store's writer lock
+    instead of failing on it (each fixture holds the lock for 3 s)."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    from pipeline_fixture import env
+
+    side = tmp_path / "notebooks"
+    side.mkdir()
+    holder = (paths.TEST_DATA / "pipeline_store_holder.py").read_text()
+    for nb in ("05_authority_pilot_regression", "06_attribution_fairness"):
+        (side / f"{nb}.py").write_text(holder.replace("{notebook}", nb))
+    prof = profile(tmp_path, notebooks="{05_authority_pilot_regression: {hold_s: 3.0}, "
+                                       "06_attribution_fairness: {hold_s: 3.0}}")
+    proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--jobs", "2"], cwd=paths.ROOT,
+                          env={**env(tmp_path / "outputs", tmp_path / "cache"), "COMPANION_NOTEBOOKS": str(side)},
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    started = [ln.split()[1] for ln in proc.stdout.splitlines() if "running ..." in ln]
+    done = [ln.split()[1] for ln in proc.stdout.splitlines() if " done in " in ln]
+    assert started == ["05_authority_pilot_regression", "06_attribution_fairness"] and sorted(done) == started
+    data = tmp_path / "outputs/data"
+    held = {nb: pd.read_parquet(data / nb / f).iloc[0] for nb, f in
+            [("05_authority_pilot_regression", "papers.parquet"), ("06_attribution_fairness", "fixture_universe.parquet")]}
+    a, b = held.values()
+    assert a.held_to <= b.held_from or b.held_to <= a.held_from, held      # one writer at a time
+    executed = {nb: json.loads((tmp_path / "outputs/executed" / f"{nb}.ipynb").read_text()) for nb in held}
+    span = {nb: (pd.Timestamp(e["metadata"]["papermill"]["start_time"]), pd.Timestamp(e["metadata"]["papermill"]["end_time"]))
+            for nb, e in executed.items()}
+    (s5, e5), (s6, e6) = span.values()
+    assert s6 < e5 and s5 < e6, span                                         # the notebooks overlapped
+    logs = {nb: (tmp_path / "outputs/logs" / f"{nb}.log").read_text() for nb in held}
+    for nb, other in [tuple(held), tuple(held)[::-1]]:
+        assert f"fixture {nb} says hello" in logs[nb] and f"fixture {other} says hello" not in logs[nb]
+    text = "".join(logs.values()) + "".join(json.dumps(e) for e in executed.values())
+    assert "waiting for it" in text                                         # the second writer waited
+    block = manifest(tmp_path)["stages"]["notebooks"]
+    assert all(block[nb]["peak_rss_mb"] is None or 20 < block[nb]["peak_rss_mb"] < 4000 for nb in held)

@@ -5,7 +5,7 @@ On disk (``root`` defaults to ``lib.paths.RAW``)::
     <root>/<experiment>/<model>.jsonl   one attempt record per line, appended, never rewritten
     <root>/index.parquet                one row per attempt (keys, shard, line, outcome, usage),
                                         rebuilt from the shards whenever they changed
-    <root>/.writer.lock                 flock held by the single live writer
+    <root>/.writer.lock                 flock held by the single live writer (its pid and notebook inside)
     <root>/quarantine.jsonl             malformed shard lines moved aside, each with its shard,
                                         line number and reason (never silently dropped)
 
@@ -22,6 +22,11 @@ A complete line that is not a valid record (not JSON, not an object, key fields 
 type) is named with its shard and line number. A writer opening the store moves such lines to
 ``quarantine.jsonl`` with the reason and rewrites the shard without them (under the lock);
 readers skip them with a warning.
+
+One writer at a time: a second writer fails at once with :class:`StoreLockedError`, unless it is
+told to wait (``wait_s``, default the environment's ``COMPANION_STORE_WAIT_S``): the runner sets
+that for the notebooks it runs side by side (``./run_all.sh --jobs 2``), so their collections take
+turns on the store while everything else runs in parallel.
 
 Crash safety: a record is written with one ``write`` of a whole line to a file opened with
 O_APPEND, so a killed writer leaves at most one partial last line per shard. Readers ignore a
@@ -165,6 +170,37 @@ class StoreLockedError(RuntimeError):
     pass
 
 
+WAIT_ENV = "COMPANION_STORE_WAIT_S"
+
+
+def _holder(lock: Path) -> str:
+    """' (pid N notebook X)' from the lock file the live writer wrote, '' when unreadable."""
+    try:
+        text = lock.read_text().strip()
+    except OSError:
+        return ""
+    return f" ({text})" if text else ""
+
+
+def _take_lock(fd: int, lock: Path, wait_s: float) -> bool:
+    """Take the writer flock on ``fd``; with ``wait_s`` > 0 keep trying that long (saying once who holds it)."""
+    import time
+
+    deadline, said = time.monotonic() + wait_s, False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            if not said:
+                log.warning("raw store lock %s is held by another collector%s: waiting for it (up to %g s)",
+                            lock, _holder(lock), wait_s)
+                said = True
+            time.sleep(0.2)
+
+
 class StoreError(RuntimeError):
     """The store's folder or files cannot be used (a file where a folder belongs, read-only ...)."""
 
@@ -174,9 +210,11 @@ class RawStore:
     at any time; write inside ``with RawStore(root) as store:`` (one writer per root, enforced by
     flock; opening takes the lock, cuts partial tails and loads what is already done)."""
 
-    def __init__(self, root: Path | str | None = None, *, fsync: bool = False):
+    def __init__(self, root: Path | str | None = None, *, fsync: bool = False, wait_s: float | None = None):
         self.root = Path(root) if root is not None else paths.RAW
         self.fsync = fsync
+        #: seconds a writer waits for another writer's lock before StoreLockedError (0: not at all)
+        self.wait_s = float(os.environ.get(WAIT_ENV, 0) or 0) if wait_s is None else float(wait_s)
         self._fds: dict[Path, int] = {}
         self._lock_fd: int | None = None
         self._attempts: dict[tuple, dict[int, dict]] = {}
@@ -319,12 +357,14 @@ class RawStore:
         except OSError as e:        # permission denied, a read-only file system, a full disk ...
             raise StoreError(f"raw store {self.root}: not writable ({e.strerror or e} on {e.filename or lock}); "
                              "point --store or COMPANION_OUTPUTS at a writable folder") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not _take_lock(fd, lock, self.wait_s):
+            holder = _holder(lock)
             os.close(fd)
-            raise StoreLockedError(f"another collector is writing to {self.root} (lock {lock}); "
+            waited = f", still after waiting {self.wait_s:g} s" if self.wait_s else ""
+            raise StoreLockedError(f"another collector is writing to {self.root}{holder} (lock {lock}){waited}: "
                                    "wait for it or point this run at another store") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} notebook {os.environ.get('COMPANION_NOTEBOOK', '-')}\n".encode(), 0)
         self._lock_fd = fd
         self._attempts.clear()
         self._spent.clear()

@@ -231,3 +231,22 @@ def test_index_is_the_same_whether_a_shard_is_read_by_columns_or_line_by_line(tm
     slow = RawStore(tmp_path).write_index()
     pd.testing.assert_frame_equal(fast, slow)
     assert fast.loc[fast["replicate"] == 1, "tries"].tolist() == [2] and fast["valid"].tolist().count(True) == 1
+
+
+def test_a_writer_told_to_wait_takes_the_lock_when_the_other_writer_closes(tmp_path, monkeypatch):
+    """The runner's side-by-side notebooks (COMPANION_STORE_WAIT_S) take turns on one store."""
+    import threading
+    import time
+
+    monkeypatch.setenv("COMPANION_NOTEBOOK", "05_authority_pilot_regression")
+    first = RawStore(tmp_path)
+    first.open()
+    assert "notebook 05_authority_pilot_regression" in (tmp_path / ".writer.lock").read_text()
+    with pytest.raises(StoreLockedError, match=r"is writing to .*\(pid \d+ notebook 05_authority.*after waiting 0.3 s"):
+        RawStore(tmp_path, wait_s=0.3).open()
+    threading.Timer(0.5, first.close).start()
+    monkeypatch.setenv("COMPANION_STORE_WAIT_S", "30")
+    t0 = time.monotonic()
+    with RawStore(tmp_path) as second:                       # waits for first.close()
+        assert 0.4 < time.monotonic() - t0 < 10 and second._lock_fd is not None
+    assert RawStore(tmp_path, wait_s=0).wait_s == 0
