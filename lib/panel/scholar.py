@@ -14,8 +14,9 @@ One attempt is generated in four steps, all from the request's generators:
    accuracy (field / epoch window / seniority), from the anchor's neighbourhood for real
    twins, from the requested group for constrained prompts (compliance share).
 3. surface: real names rendered as display name or, with the variant rate, as initials,
-   without middle name, an alternative form or with a surname typo; a share of positions
-   (the duplicate rate) repeat another entry of the list.
+   without middle name, an alternative form or with a surname typo; a kept core entry keeps
+   the core's rendering (the core generator), so kept names are the same strings in every run;
+   a share of positions (the duplicate rate) repeat another entry of the list.
 4. form: clean JSON, verbose (preamble, fences, note), recoverable malformed JSON (wrapper
    object, truncated list, the misspelled key "Nime" the reference repairs), and for reasoning
    models a reasoning trace (``message.reasoning``; Gemini returns none).
@@ -272,15 +273,25 @@ class ScholarBehaviour:
                 out[i] = ("real", g)
         return [e if e is not None else ("fake", self._hallucinate(rng, lat)) for e in out]
 
-    def entries(self, model: str, task: Task, params: dict, core_rng, run_rng) -> list[tuple]:
+    def entries(self, model: str, task: Task, params: dict, core_rng, run_rng) -> tuple[list[tuple], list]:
+        """One run's list: the core entries it keeps (κ) and redraws for the others, then duplicates.
+
+        Returns the entries and, per position, the name as the core writes it (None where the run
+        redrew or duplicated the position): a kept entry keeps its surface form too, so a run that
+        keeps κ of the core shares those names with the next run, as the consistency calibration
+        (:func:`lib.panel.latent.lsb_task`, κ² = 2C/(1 + C)) assumes. Rendering a kept name anew in
+        every run made it a variant in one run and not the next (variant rate 5-20 %), and measured
+        consistency came out about 15 % under the published values."""
         lat = latent.lsb_models(self.seed)[model]
         pools = self.pools(model, task)
         n = latent.list_length(lat, task.family, int(task.detail.get("k", 100)))
         core = self._fill(core_rng, lat, params, pools, list(range(n)), set())
+        core_names = [self._name(core_rng, e, lat) for e in core]      # the same in every run
         keep = run_rng.random(n) < params["kappa"]
         redraw = [i for i in range(n) if not keep[i]]
         fresh = self._fill(run_rng, lat, params, pools, redraw, {e[1] for e in core if e[0] == "real"})
         run = list(core)
+        surface = [core_names[i] if keep[i] else None for i in range(n)]
         for i, e in zip(redraw, fresh):
             run[i] = e
         # duplicates: a share of positions repeat another (non-duplicated) entry of the list
@@ -289,7 +300,8 @@ class ScholarBehaviour:
         keep = np.flatnonzero(~dup)
         for i in np.flatnonzero(dup).tolist():
             run[i] = run[int(keep[int(run_rng.integers(len(keep)))])]
-        return run
+            surface[i] = None
+        return run, surface
 
     # ---- rendering -------------------------------------------------------------------------------------
     def _name(self, rng, e, lat) -> str:
@@ -335,11 +347,12 @@ class ScholarBehaviour:
             return f"10.1103/PhysRev{j}.{int(rng.integers(1, 110))}.{int(rng.integers(0, 999999)):06d}"
         return ""
 
-    def _items(self, rng, run, lat, task: Task) -> list[dict]:
+    def _items(self, rng, run, lat, task: Task, surface: list) -> list[dict]:
+        """The list's JSON items; ``surface``: the kept core names (None: render with ``rng``)."""
         keys = task.detail.get("keys", ("Name",))
         items = []
-        for e in run:
-            item = {"Name": self._name(rng, e, lat)}
+        for e, name in zip(run, surface):
+            item = {"Name": name if name is not None else self._name(rng, e, lat)}
             for k in keys[1:]:
                 item[k] = self._extra(rng, e, k, task)
             items.append(item)
@@ -412,8 +425,8 @@ class ScholarBehaviour:
         valid = run_rng.random() < params["q"]
         full_refusal = (not valid) and run_rng.random() < params["refusal_form_share"]
         refusal_language = full_refusal or run_rng.random() < params["refusal_language_other"]
-        run = self.entries(profile.id, task, params, core_rng, run_rng)
-        items = self._items(run_rng, run, lat, task)
+        run, surface = self.entries(profile.id, task, params, core_rng, run_rng)
+        items = self._items(run_rng, run, lat, task, surface)
         family = None
         if full_refusal:
             family, content = self.refusal_text(run_rng, task)

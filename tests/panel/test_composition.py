@@ -129,7 +129,7 @@ def test_the_diverse_prompt_changes_gender_not_the_citation_profile_or_ethnicity
 
 def _list_parity(behaviour, model, task, params, core):
     """eq. (11) on the distinct real authors of one drawn list, on the world's perceived labels."""
-    entries = behaviour.entries(model, task, params, np.random.default_rng([core, 1]), np.random.default_rng([core, 2]))
+    entries, _ = behaviour.entries(model, task, params, np.random.default_rng([core, 1]), np.random.default_rng([core, 2]))
     ix = behaviour.index
     real = sorted({e[1] for e in entries if e[0] == "real"})
     if not real:
