@@ -39,6 +39,17 @@ def run(tmp: Path, *args: str) -> subprocess.CompletedProcess:
                           env=env(tmp / "outputs", tmp / "cache"), capture_output=True, text=True, timeout=300)
 
 
+def store_holders(tmp: Path) -> Path:
+    """A notebooks folder with 05 and 06 only, each the raw-store holder fixture
+    (tests/data/pipeline_store_holder.py): two notebooks that read nothing of each other."""
+    side = tmp / "notebooks"
+    side.mkdir()
+    holder = (paths.TEST_DATA / "pipeline_store_holder.py").read_text()
+    for nb in ("05_authority_pilot_regression", "06_attribution_fairness"):
+        (side / f"{nb}.py").write_text(holder.replace("{notebook}", nb))
+    return side
+
+
 def manifest(tmp: Path) -> dict:
     return json.loads((tmp / "outputs" / "manifest.json").read_text())
 

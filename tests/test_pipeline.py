@@ -235,13 +235,9 @@ def test_independent_notebooks_run_side_by_side_and_take_turns_on_the_raw_store(
 
     import pandas as pd
 
-    from pipeline_fixture import env
+    from pipeline_fixture import env, store_holders
 
-    side = tmp_path / "notebooks"
-    side.mkdir()
-    holder = (paths.TEST_DATA / "pipeline_store_holder.py").read_text()
-    for nb in ("05_authority_pilot_regression", "06_attribution_fairness"):
-        (side / f"{nb}.py").write_text(holder.replace("{notebook}", nb))
+    side = store_holders(tmp_path)
     prof = profile(tmp_path, notebooks="{05_authority_pilot_regression: {hold_s: 3.0}, "
                                        "06_attribution_fairness: {hold_s: 3.0}}")
     proc = subprocess.run([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--jobs", "2"], cwd=paths.ROOT,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from lib import paths
-from pipeline_fixture import FIXTURES, env, manifest, profile, run, status
+from pipeline_fixture import FIXTURES, env, manifest, profile, run, status, store_holders
 
 
 def test_failure_names_notebook_and_cell_keeps_the_notebook_and_stops(tmp_path):
@@ -110,6 +110,42 @@ def test_sigint_stops_the_runner_and_its_kernel_and_a_rerun_resumes(tmp_path):
     again = run(tmp_path, "--profile", str(profile(tmp_path)), "--only", "03")
     assert again.returncode == 0, again.stdout
     assert "03_infrastructure_benchmark" in again.stdout and "skipped" not in again.stdout
+
+
+def test_sigint_stops_both_notebooks_running_side_by_side_and_their_kernels(tmp_path):
+    """05 holds the raw store's lock for a minute and 06 waits for it: Ctrl-C stops both kernels, and
+    each notebook gets its INTERRUPTED line."""
+    import signal
+    import time
+
+    from lib.pipeline import child_pids
+
+    side = store_holders(tmp_path)
+    prof = profile(tmp_path, notebooks="{05_authority_pilot_regression: {hold_s: 60.0}, "
+                                       "06_attribution_fairness: {hold_s: 60.0}}")
+    proc = subprocess.Popen([sys.executable, "-m", "lib.pipeline", "--profile", str(prof), "--jobs", "2"],
+                            cwd=paths.ROOT, env={**env(tmp_path / "outputs", tmp_path / "cache"),
+                                                 "COMPANION_NOTEBOOKS": str(side)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline, kernels = time.monotonic() + 120, []
+    while time.monotonic() < deadline and proc.poll() is None:
+        kernels = child_pids(proc.pid)
+        lock = tmp_path / "outputs/raw/.writer.lock"
+        if len(kernels) == 2 and lock.is_file() and "notebook" in lock.read_text():
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None and len(kernels) == 2, "the two notebooks never ran side by side"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    stopped = [ln.split()[1] for ln in out.splitlines() if "INTERRUPTED (SIGINT)" in ln]
+    assert sorted(stopped) == ["05_authority_pilot_regression", "06_attribution_fairness"], out
+    assert "Traceback" not in err, err
+    time.sleep(0.5)
+    assert not [k for k in kernels if Path(f"/proc/{k}").exists()], "a kernel outlived the runner"
+    nb = {n["name"]: n for n in manifest(tmp_path)["notebooks"]}
+    assert nb["05_authority_pilot_regression"]["status"] == nb["06_attribution_fairness"]["status"] == "failed"
 
 
 def test_after_an_interruption_late_library_errors_go_to_the_notebook_log_not_the_terminal(tmp_path, monkeypatch, capsys):
