@@ -14,8 +14,9 @@ Usage::
 
 Prints ``name: value unit`` lines: per notebook its wall time, kernel peak memory and stage
 seconds, the requests and recommended names of the collections (from the notebooks' data
-folders, when they are beside the manifest), the peak memory, and the headline last:
-``total_<first>_<last>: N s``. A stage time from an earlier run (a notebook skipped as
+folders, when they are beside the manifest), the peak memory, the run's ``elapsed`` clock time
+(less than the sum when notebooks ran side by side, ``--jobs``), and the headline last:
+``total_<first>_<last>: N s``, the sum of the notebooks' wall times. A stage time from an earlier run (a notebook skipped as
 unchanged) is marked ``(earlier run)``.
 """
 from __future__ import annotations
@@ -79,6 +80,8 @@ def lines(man: dict, outputs: Path | None) -> list[tuple[str, float, str]]:
     if peaks:
         rows.append(("peak_rss", max(peaks), "MB"))
     first, last = min(notebooks)[:2], max(notebooks)[:2]
+    if man.get("wall_s") is not None:       # the run's clock: below the sum when notebooks ran side by side
+        rows.append(("elapsed", round(float(man["wall_s"]), 2), "s"))
     rows.append((f"total_{first}_{last}", block["total_s"], "s"))
     return rows
 
