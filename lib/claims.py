@@ -147,6 +147,16 @@ class Interval:
         return stats.n_to_decide(self.estimate, self.low, self.high, self.threshold, float(self.n),
                                  design=self.design, alpha=self.alpha, power=POWER)
 
+    @property
+    def leaning(self) -> str:
+        """Which way the deciding size would decide an inconclusive statistic if the true effect
+        were the observed one: "held" with the estimate on the claim's side of the threshold,
+        "contradicted" on the other side (a significance test's larger sample only rejects)."""
+        toward = {"above": 1, "below": -1}.get(self.side)
+        if toward is None or not self.can_contradict or toward * (self.estimate - self.threshold) > 0:
+            return "held"
+        return "contradicted"
+
     def needed_at_published(self) -> float | None:
         """The deciding size if the true effect were the paper's printed value (this interval's
         spread, moved to centre on it): a run's small observed effect can make the paper's own
@@ -214,7 +224,7 @@ def judge(tests, numbers: dict | None = None, note: str = "") -> Verdict:
         open_ = [t for t in tests if t.outcome == "inconclusive"]
         worst = max(open_, key=lambda t: (not _nan(t.needed()), t.needed()))
         decide = {"statistic": worst.statistic, "n needed": worst.needed(), "unit": worst.unit,
-                  "n now": worst.n, "power": POWER}
+                  "n now": worst.n, "power": POWER, "leaning": worst.leaning}
         if (at_pub := worst.needed_at_published()) is not None:
             decide |= {"published": worst.published, "n needed at published": at_pub}
     return Verdict(status, dict(numbers or {}), detail, [t.record() for t in tests], decide)
@@ -448,14 +458,17 @@ def statistic_cell(rec: dict) -> str:
 
 
 def decide_cell(rec: dict) -> str:
-    """What would decide an inconclusive record: the sample size (power 0.8) and the shipped
-    profile that reaches it; "" for the other outcomes."""
+    """What would decide an inconclusive record: the sample size (power 0.8), which way it would
+    decide when the estimate lies on the far side of the threshold, and the shipped profile that
+    reaches it; "" for the other outcomes."""
     d = rec.get("decide") or {}
     if rec.get("status") != "inconclusive" or not d:
         return ""
     need, unit = d.get("n needed"), d.get("unit") or "units"
     size = "n not computable" if _nan(need) else ("no finite n" if need == float("inf") else f"n ≈ {math.ceil(need):,} {unit}")
     now = "" if d.get("n now") is None else f" (this run: {float(d['n now']):,.0f})"
+    lean = ("; the estimate lies on the far side of the threshold, so at this effect that sample would "
+            "contradict the claim" if d.get("leaning") == "contradicted" and not _nan(need) and need != float("inf") else "")
     by = d.get("reached by")
     per = d.get("n per profile") or {}
     sizes = ", ".join(f"{p} {v:,.0f}" for p, v in per.items())
@@ -463,7 +476,7 @@ def decide_cell(rec: dict) -> str:
     paper = "" if at_pub is None or _nan(at_pub) else (
         f"; at the paper's printed {d['published']:.3g}: n ≈ {math.ceil(at_pub):,}"
         + (f", reached by: {d['reached at published by']}" if d.get("reached at published by") else ""))
-    return size + now + (f"; reached by: {by}" if by else "") + (f" ({sizes})" if sizes else "") + paper
+    return size + now + lean + (f"; reached by: {by}" if by else "") + (f" ({sizes})" if sizes else "") + paper
 
 
 def cell_numbers(rec: dict) -> str:
@@ -535,7 +548,8 @@ def render_markdown(recs: list[dict], times: Mapping[str, str] | None = None) ->
              f"names its statistics, thresholds and tests. {RULE[0].upper() + RULE[1:]}. A claim with several "
              "statistics is held when all are, contradicted when one is. An inconclusive row gives the sample size "
              f"that would decide it (power {POWER:g}, the observed effect and variance; statsmodels) and the shipped "
-             "profile that reaches it. Claims are about the direction or significance the paper states, not about "
+             "profile that reaches it, and says when that sample would contradict the claim (the estimate on the far "
+             "side of the threshold). Claims are about the direction or significance the paper states, not about "
              "hitting the published number. *Reproduce* regenerates the claim's notebook; *time* is that notebook's "
              "measured wall time in this run (`outputs/manifest.json`, `stages`)."]
     found = {label(r) for r in recs}

@@ -277,3 +277,21 @@ def test_a_held_claim_is_drawn_on_its_directional_statistic():
     same = claims.interval("at T=0", 0.0, -0.2, 0.2, 0.0, "not below")
     v = claims.judge([same, up])
     assert v.status == "held" and claims.deciding({"status": v.status, "tests": v.tests})["statistic"] == "pooled"
+
+
+def test_an_inconclusive_row_says_when_the_deciding_sample_would_contradict_the_claim():
+    """An estimate on the far side of the threshold (a boosted pick rate under its chance rate):
+    the deciding size is the same formula, but that sample would decide against the claim."""
+    far = claims.interval("boosted pick rate", 0.277, 0.259, 0.295, 0.283, "above", n=2395, unit="boosted cells",
+                          design="one-sample")
+    near = claims.interval("boosted pick rate", 0.289, 0.271, 0.307, 0.283, "above", n=2395, unit="boosted cells",
+                           design="one-sample")
+    assert far.outcome == near.outcome == "inconclusive"
+    assert (far.leaning, near.leaning) == ("contradicted", "held")
+    assert claims.interval("gap", -0.01, -0.05, 0.03, 0.0, "below", n=50).leaning == "held"
+    # a significance test's larger sample only rejects: it never leans to a contradiction
+    assert claims.significance("homogeneity", 0.2, test="χ²", n_needed=900.0).leaning == "held"
+    cells = {name: claims.decide_cell({"status": "inconclusive", "decide": claims.judge([t]).decide})
+             for name, t in (("far", far), ("near", near))}
+    assert "would contradict the claim" in cells["far"] and "contradict" not in cells["near"]
+    assert cells["far"].startswith(f"n ≈ {math.ceil(far.needed()):,} boosted cells (this run: 2,395)")
