@@ -22,7 +22,7 @@ from lib import stats
 from lib.claims import Check, Claim, Verdict, interval, judge, not_applicable, run_checks
 from lib.scholar import claims_benchmark as cb
 from lib.scholar import claims_interventions as cpc
-from lib.scholar.claims_rules import COLLECTION, P, SWEEP, compared, model_difference, summary
+from lib.scholar.claims_rules import COLLECTION, P, SWEEP, compared, knob_for, model_difference, summary
 TEMP_VALIDITY = Claim("lsb-temp-validity", P, "§4.2, §5 (Fig. 3)",
                       "Higher temperature lowers validity.", ("lsb-fig3",))
 TEMP_CONSISTENCY = Claim("lsb-temp-consistency", P, "§4.2 (Fig. 3)",
@@ -186,12 +186,12 @@ def checks(*, refusal_col: str = "is_refusal") -> tuple[Check, ...]:
                      COLLECTION)
 
     def kinds(claim, group, higher, lower, metric):
-        # the audited models' difference: more runs per prompt narrow it
+        # the audited models' difference: more runs per prompt narrow it (not consistency's configurations)
         return Check(claim, cb.group_difference, ("baseline",), NB03, {"group": group, "higher": higher, "lower": lower,
-                                                                     "metric": metric, "by_model": True}, COLLECTION)
+                                                                     "metric": metric, "by_model": True}, knob_for(metric))
 
     def size(claim, metric, direction):
-        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, COLLECTION)
+        return Check(claim, cb.size_trend, ("baseline",), NB03, {"metric": metric, "direction": direction}, knob_for(metric))
 
     return (
         kinds(cb.ACCESS_REFUSALS, "access", "open", "proprietary", "refusal_pct"),

@@ -23,7 +23,7 @@ import pandas as pd
 
 from lib import stats
 from lib.claims import Claim, Verdict, interval, judge, not_applicable
-from lib.scholar.claims_rules import P, cells, compared, model_difference, summary
+from lib.scholar.claims_rules import P, cells, compared, model_difference, summary, unit_for
 from lib.scholar.models import SIZE_ORDER
 
 ACCESS_REFUSALS = Claim("lsb-aq1-access-refusals", P, "§4.1 (Fig. 2)",
@@ -119,7 +119,7 @@ def group_difference(per_attempt: pd.DataFrame, group: str, higher: str, lower: 
     nums |= {f"model mean {higher}": float(ma.mean()), f"model mean {lower}": float(mb.mean()),
              "across models (Student t)": [across[1], across[2]]}
     return judge([model_difference(d, group, higher, lower, f"{metric} {higher} − {lower} (model means)",
-                                   published=published_difference(group, higher, lower, metric))],
+                                   published=published_difference(group, higher, lower, metric), unit=unit_for(metric))],
                  nums, "the audited models: each model weighs the same; the interval is the runs' sampling error")
 
 
@@ -149,7 +149,7 @@ def size_trend(per_attempt: pd.DataFrame, metric: str, *, direction: str = "incr
     nums["across models (cluster-robust by model)"] = [alo, ahi]
     side = "above" if direction == "increase" else "below"
     return judge([interval(f"{metric} slope per size class (model means)", slope, lo, hi, 0.0, side,
-                           test="OLS trend on cells, HC1", n=int(len(d)), unit="attempts",
+                           test="OLS trend on cells, HC1", n=int(len(d)), unit=unit_for(metric, per_group=False),
                            design="one-sample", published=published_slope(metric, group, order))],
                  nums, f"size classes in order {', '.join(present)}")
 

@@ -24,6 +24,21 @@ P = "llmscholarbench"
 #: family; 0 = all 30, five per family).
 COLLECTION = Knob("02_collection", "runs")
 SWEEP = Knob("01_calibration", "params_per_family", zero=5)
+#: Metrics with one value per configuration (model, task, parameter) rather than per attempt
+#: (consistency, eq. (4), over a configuration's runs): their sample is the design's models ×
+#: prompts, which more runs do not grow, so their checks carry no knob.
+PER_CONFIGURATION = ("consistency",)
+
+
+def knob_for(metric: str) -> Knob | None:
+    """The parameter a baseline check on ``metric`` grows with: 02's runs, none for a per-configuration metric."""
+    return None if metric in PER_CONFIGURATION else COLLECTION
+
+
+def unit_for(metric: str, per_group: bool = True) -> str:
+    """The unit a baseline check on ``metric`` counts: attempts, or configurations (model × prompt)."""
+    unit = "configurations" if metric in PER_CONFIGURATION else "attempts"
+    return f"{unit} per group" if per_group else unit
 
 
 def summary(values: pd.Series, metric: str) -> dict:
@@ -89,7 +104,7 @@ def cells(d: pd.DataFrame, by=("param",)) -> pd.Series:
 
 
 def model_difference(d: pd.DataFrame, group: str, higher: str, lower: str, statistic: str, side: str = "above", *,
-                     by=("param",), published: float | None = None) -> Interval:
+                     by=("param",), published: float | None = None, unit: str = "attempts per group") -> Interval:
     """Where the groups are kinds of model: the mean of the ``higher`` models' means minus that of
     the ``lower`` ones (each model weighing the same) with the runs' sampling error given the
     models and prompts (:func:`lib.stats.unit_means_slope` on :func:`cells`); n = the smaller
@@ -97,5 +112,5 @@ def model_difference(d: pd.DataFrame, group: str, higher: str, lower: str, stati
     d = d[d[group].isin([higher, lower])]
     diff, lo, hi = stats.unit_means_slope(d[group] == higher, d["metric_value"], d["model"], cells(d, by))
     n = int(min((d[group] == higher).sum(), (d[group] == lower).sum()))
-    return interval(statistic, diff, lo, hi, 0.0, side, test="OLS on cells, HC1", n=n, unit="attempts per group",
+    return interval(statistic, diff, lo, hi, 0.0, side, test="OLS on cells, HC1", n=n, unit=unit,
                     published=published)

@@ -149,3 +149,21 @@ def test_claim_ids_are_unique_across_the_ledger():
     ids = [c.id for c in cb.ALL]
     assert len(set(ids)) == len(ids) == 13 and all(i.startswith("lsb-") for i in ids)
     assert not set(ids) & {c.id for c in lsb_claims.ALL}
+
+
+def test_a_consistency_check_counts_configurations_and_grows_with_no_profile_parameter():
+    """Consistency has one value per configuration (model × prompt), so more runs per prompt do
+    not add to its sample: its checks count configurations and carry no knob (the paper
+    profile's 62 runs would otherwise be read as 20× quick's 3 and claim to decide it)."""
+    from lib.scholar import claims as lsb_claims
+    from lib.scholar.claims_rules import COLLECTION
+
+    knobs = {c.claim.id: c.knob for c in lsb_claims.checks()}
+    assert knobs["lsb-aq1-access-consistency"] is None and knobs["lsb-aq1-size-consistency"] is None
+    assert knobs["lsb-aq1-access-parity"] == COLLECTION and knobs["lsb-aq1-size-validity"] == COLLECTION
+    rng = np.random.default_rng(3)
+    d = _models({"proprietary": (0.36, 0.33), "open": (0.32, 0.31, 0.34)}, 6, 0.1, rng, metric="consistency")
+    v = cb.group_difference(d, "access", "proprietary", "open", "consistency", by_model=True)
+    assert v.tests[0]["unit"] == "configurations per group"
+    trend = _sized("consistency", {s: [0.4, 0.35, 0.3] for s in cb.SIZE_ORDER})
+    assert cb.size_trend(trend, "consistency", direction="decrease").tests[0]["unit"] == "configurations"
