@@ -152,10 +152,8 @@ class Interval:
         """Which way the deciding size would decide an inconclusive statistic if the true effect
         were the observed one: "held" with the estimate on the claim's side of the threshold,
         "contradicted" on the other side (a significance test's larger sample only rejects)."""
-        toward = {"above": 1, "below": -1}.get(self.side)
-        if toward is None or not self.can_contradict or toward * (self.estimate - self.threshold) > 0:
-            return "held"
-        return "contradicted"
+        far = self.side in ("above", "below") and self.can_contradict and self.margin <= 0
+        return "contradicted" if far else "held"
 
     def needed_at_published(self) -> float | None:
         """The deciding size if the true effect were the paper's printed value (this interval's
@@ -468,7 +466,7 @@ def decide_cell(rec: dict) -> str:
     size = "n not computable" if _nan(need) else ("no finite n" if need == float("inf") else f"n ≈ {math.ceil(need):,} {unit}")
     now = "" if d.get("n now") is None else f" (this run: {float(d['n now']):,.0f})"
     lean = ("; the estimate lies on the far side of the threshold, so at this effect that sample would "
-            "contradict the claim" if d.get("leaning") == "contradicted" and not _nan(need) and need != float("inf") else "")
+            "contradict the claim" if d.get("leaning") == "contradicted" and size.startswith("n ≈") else "")
     by = d.get("reached by")
     per = d.get("n per profile") or {}
     sizes = ", ".join(f"{p} {v:,.0f}" for p, v in per.items())
