@@ -107,6 +107,13 @@ def test_dose_response_claims():
     assert not held(ac.flipped_flattens(tab9(low=(11.8, 11.8)), PICKS))
     lift = pd.DataFrame({"picked_boosted": [271], "cells": [1000], "expected": [0.2], "lift": [1.355]})
     assert held(ac.boosted_lift(lift)) and not held(ac.boosted_lift(lift.assign(picked_boosted=210, expected=0.2)))
+    # judged as a lift over the run's own chance rate: 0.271 / 0.2, its Wilson CI scaled alike, against 1
+    t = ac.boosted_lift(lift).tests[0]
+    lo, hi = stats.wilson_ci(271, 1000)
+    assert t["estimate"] == pytest.approx(1.355) and (t["low"], t["high"]) == pytest.approx((lo / 0.2, hi / 0.2))
+    assert t["threshold"] == 1.0 and t["published"] == 1.06
+    under = ac.boosted_lift(lift.assign(picked_boosted=277, expected=0.283))
+    assert under.status == "inconclusive" and under.decide["leaning"] == "contradicted"
 
 
 def test_topic_spread():
